@@ -1,0 +1,136 @@
+# clasp: an OCI container runtime that confines AI coding agents.
+# `make` builds build/clasp and the hooks; `make check` installs missing
+# dependencies (Debian/Ubuntu, as root), builds, and runs every test.
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec
+MANDIR     ?= $(PREFIX)/share/man
+DATADIR    ?= $(PREFIX)/share
+DESTDIR    ?=
+
+CC         ?= cc
+BUILD      ?= build
+VERSION    := 0.1.0
+COMMIT     := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+PKGS       := yajl libseccomp libcap
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lyajl -lseccomp -lcap)
+
+OPT        ?= -O2
+WARN       := -Wall -Wextra -Werror -Wno-unused-parameter
+CFLAGS     ?=
+CFLAGS_ALL := -std=gnu11 $(OPT) -g $(WARN) -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) \
+              -DCLASP_VERSION='"$(VERSION)"' -DCLASP_COMMIT='"$(COMMIT)"' \
+              -DCLASP_LIBEXECDIR='"$(LIBEXECDIR)/clasp"' $(CFLAGS)
+LDFLAGS    ?=
+
+ifeq ($(ASAN),1)
+BUILD      := build/asan
+OPT        := -O1
+CFLAGS_ALL += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS    += -fsanitize=address,undefined
+endif
+
+LIB_SRC    := $(filter-out src/main.c,$(wildcard src/*.c src/*/*.c src/*/*/*.c))
+LIB_OBJ    := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRC))
+EGRESS_SRC := $(wildcard hooks/egress/*.c)
+EGRESS_OBJ := $(patsubst hooks/egress/%.c,$(BUILD)/obj/hooks/egress/%.o,$(EGRESS_SRC))
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+UNIT_BIN   := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(UNIT_SRC))
+HELPER_SRC := $(wildcard tests/helpers/*.c)
+HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))
+
+BINS       := $(BUILD)/clasp $(if $(EGRESS_SRC),$(BUILD)/clasp-egress)
+
+.PHONY: all clean check unit integration conformance deps demo install uninstall asan static fuzz lint bench
+all: $(BINS)
+
+$(BUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+$(BUILD)/obj/hooks/egress/%.o: hooks/egress/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Ihooks/egress -MMD -MP -c -o $@ $<
+
+$(BUILD)/libclasp.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/clasp: $(BUILD)/obj/main.o $(BUILD)/libclasp.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libclasp.a $(LDFLAGS) $(PKG_LIBS)
+
+$(BUILD)/clasp-egress: $(EGRESS_OBJ) $(BUILD)/libclasp.a
+	$(CC) $(CFLAGS_ALL) -o $@ $(EGRESS_OBJ) $(BUILD)/libclasp.a $(LDFLAGS) $(PKG_LIBS)
+
+$(BUILD)/unit/%: tests/unit/%.c $(BUILD)/libclasp.a $(EGRESS_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -Ihooks/egress -o $@ $< \
+	  $(filter-out %/main.o,$(EGRESS_OBJ)) $(BUILD)/libclasp.a $(LDFLAGS) $(PKG_LIBS)
+
+$(BUILD)/helpers/%: tests/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS) $(PKG_LIBS)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; timeout 300 $$t; done
+
+helpers: $(HELPER_BIN)
+
+# Tests run the real binary as root on real bundles. Every bats test has a
+# timeout so that nothing can hang CI.
+BATS       ?= bats
+BATS_FLAGS ?= --timing
+export BATS_TEST_TIMEOUT ?= 120
+export CLASP ?= $(abspath $(BUILD)/clasp)
+export CLASP_EGRESS ?= $(abspath $(BUILD)/clasp-egress)
+export CLASP_HELPERS ?= $(abspath $(BUILD)/helpers)
+
+deps:
+	@scripts/install-deps.sh test
+
+integration: all helpers
+	$(BATS) $(BATS_FLAGS) -r tests/integration
+
+conformance: all helpers
+	$(BATS) $(BATS_FLAGS) -r tests/conformance
+
+check: deps
+	$(MAKE) all helpers $(UNIT_BIN)
+	$(MAKE) unit
+	$(MAKE) integration
+	$(MAKE) conformance
+
+asan:
+	$(MAKE) ASAN=1 all
+
+# A static binary for hosts without the libraries. Debian ships yajl's static
+# archive as libyajl_s.a, which pkg-config --static does not name.
+static:
+	$(MAKE) BUILD=build/static LDFLAGS="-static" \
+	  PKG_LIBS="$$(pkg-config --static --libs libseccomp libcap | sed 's/-lyajl//') \
+	  $$(for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do \
+	       [ -f $$d/libyajl_s.a ] && echo $$d/libyajl_s.a && break; done)" all
+
+demo: 
+	@scripts/install-deps.sh demo
+	$(MAKE) all
+	@scripts/demo.sh $(abspath $(BUILD)/clasp) build/demo
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/clasp $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(BUILD)/clasp $(DESTDIR)$(BINDIR)/clasp
+	$(if $(EGRESS_SRC),install -m 0755 $(BUILD)/clasp-egress $(DESTDIR)$(LIBEXECDIR)/clasp/clasp-egress)
+	for m in docs/man/*.8; do [ -f "$$m" ] && install -m 0644 "$$m" $(DESTDIR)$(MANDIR)/man8/; done; true
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/clasp $(DESTDIR)$(LIBEXECDIR)/clasp/clasp-egress
+	-rmdir $(DESTDIR)$(LIBEXECDIR)/clasp
+	for m in docs/man/*.8; do rm -f $(DESTDIR)$(MANDIR)/man8/$$(basename $$m); done; true
+
+clean:
+	rm -rf build

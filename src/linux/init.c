@@ -1,0 +1,324 @@
+#include "linux/init.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "linux/hooks.h"
+#include "linux/namespaces.h"
+#include "linux/process.h"
+#include "linux/rootfs.h"
+#include "linux/sync.h"
+#include "oci/state_json.h"
+#include "util/fs.h"
+
+#ifndef KEYCTL_JOIN_SESSION_KEYRING
+#define KEYCTL_JOIN_SESSION_KEYRING 1
+#endif
+
+/* Close every fd the runtime had open (state lock, log, cgroup dirs...) so
+ * none reaches the container and no lock outlives the runtime's use of it;
+ * keep stdio, the preserved fds and our two channels. */
+static void close_runtime_fds(int first, int keep1, int keep2)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int fds[1024], n = 0, i;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) && n < 1024) {
+		int fd = atoi(de->d_name);
+		if (de->d_name[0] == '.' || fd < first || fd == keep1 || fd == keep2 || fd == dirfd(d))
+			continue;
+		fds[n++] = fd;
+	}
+	closedir(d);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+static __attribute__((noreturn)) void fail(int sync, struct clasp_error *err)
+{
+	sync_send_error(sync, err);
+	_exit(1);
+}
+
+static int write_sysctls(const struct oci_linux *l, struct clasp_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < l->sysctl.n; i++) {
+		char path[512];
+		const char *k = l->sysctl.v[i].key;
+		const char *v = l->sysctl.v[i].value;
+		size_t j, off;
+		int fd;
+
+		off = (size_t)snprintf(path, sizeof path, "/proc/sys/");
+		for (j = 0; k[j] && off + 1 < sizeof path; j++)
+			path[off++] = k[j] == '.' ? '/' : k[j];
+		path[off] = '\0';
+		if (strstr(k, "..") || strchr(k, '/'))
+			return clasp_error_set(err, 0, "linux.sysctl: invalid key \"%s\"", k);
+		fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			return clasp_error_set(err, errno, "linux.sysctl: \"%s\": open %s", k, path);
+		if (write(fd, v, strlen(v)) < 0) {
+			int e = errno;
+			close(fd);
+			return clasp_error_set(err, e, "linux.sysctl: \"%s\": write \"%s\"", k, v);
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+static int setup_terminal(const struct linux_create_opts *o, int sync, struct clasp_error *err)
+{
+	const struct oci_process *p = o->cfg->process;
+	struct rootfs_opts ro = {.rootfs = "/", .bundle = o->bundle};
+	int master, slave;
+	char name[64];
+
+	master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0)
+		return clasp_error_set(err, errno, "open /dev/ptmx");
+	if (unlockpt(master) < 0 || ptsname_r(master, name, sizeof name) != 0)
+		return clasp_error_set(err, errno, "unlock pty");
+	slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (slave < 0)
+		return clasp_error_set(err, errno, "open %s", name);
+	if (p->has_console_size) {
+		struct winsize ws = {.ws_row = (unsigned short)p->console_height,
+				     .ws_col = (unsigned short)p->console_width};
+		ioctl(slave, TIOCSWINSZ, &ws);
+	}
+	if (rootfs_setup_console(&ro, slave, err) < 0)
+		return -1;
+	if (sync_send(sync, SYNC_PTY, master, err) < 0)
+		return -1;
+	close(master);
+	if (dup2(slave, 0) < 0 || dup2(slave, 1) < 0 || dup2(slave, 2) < 0)
+		return clasp_error_set(err, errno, "dup pty to stdio");
+	if (ioctl(0, TIOCSCTTY, 0) < 0)
+		return clasp_error_set(err, errno, "set controlling terminal");
+	if (slave > 2)
+		close(slave);
+	return 0;
+}
+
+/* runc sets HOME from the container's passwd when the config does not. */
+static char **env_with_home(const struct oci_process *p)
+{
+	size_t i;
+	char **env;
+	const char *home = "/";
+	struct passwd *pw;
+	FILE *f;
+
+	for (i = 0; i < p->env.n; i++)
+		if (strncmp(p->env.v[i], "HOME=", 5) == 0)
+			return p->env.v;
+	f = fopen("/etc/passwd", "re");
+	if (f) {
+		while ((pw = fgetpwent(f)))
+			if (pw->pw_uid == p->user.uid) {
+				home = strdup(pw->pw_dir);
+				break;
+			}
+		fclose(f);
+	}
+	env = calloc(p->env.n + 2, sizeof *env);
+	if (!env)
+		return p->env.v;
+	for (i = 0; i < p->env.n; i++)
+		env[i] = p->env.v[i];
+	if (asprintf(&env[i], "HOME=%s", home) < 0)
+		return p->env.v;
+	return env;
+}
+
+static void run_start_hooks(const struct linux_create_opts *o, pid_t host_pid)
+{
+	const struct oci_config *cfg = o->cfg;
+	struct clasp_error err;
+	char *state;
+
+	if (!cfg->hooks[OCI_HOOK_START_CONTAINER].n)
+		return;
+	state = oci_state_json(&(struct state_json_args){.id = o->id, .status = "running",
+		.pid = host_pid, .bundle = o->bundle, .annotations = &cfg->annotations});
+	/* runtime.md: a failing startContainer hook stops the container. */
+	if (hooks_run(&cfg->hooks[OCI_HOOK_START_CONTAINER], OCI_HOOK_START_CONTAINER, state, &err) < 0) {
+		fprintf(stderr, "clasp: %s\n", err.msg);
+		_exit(1);
+	}
+	free(state);
+}
+
+void init_main(const struct init_args *a)
+{
+	const struct linux_create_opts *o = a->o;
+	const struct oci_config *cfg = o->cfg;
+	const struct oci_process *p = cfg->process;
+	struct rootfs_opts ro = {
+		.rootfs = o->rootfs,
+		.bundle = o->bundle,
+		.no_pivot = o->no_pivot,
+		.userns = oci_config_namespace(cfg, OCI_NS_USER) != NULL,
+		.new_cgroupns = false,
+	};
+	const struct oci_namespace *cgns = oci_config_namespace(cfg, OCI_NS_CGROUP);
+	const struct oci_namespace *netns = oci_config_namespace(cfg, OCI_NS_NETWORK);
+	const struct oci_namespace *utsns = oci_config_namespace(cfg, OCI_NS_UTS);
+	struct clasp_error err = {0};
+	bool setgroups_denied = false;
+	char *exe = NULL;
+	char fifo[64];
+	int fd, notify_fd = -1;
+	int32_t host_pid = 0;
+
+	sigset_t none;
+
+	/* `run` blocks the signals it forwards; the container starts clean. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	close_runtime_fds(3 + (o->preserve_fds > 0 ? o->preserve_fds : 0), a->sync, a->fifo_fd);
+	/* Die with the runtime while it still supervises us. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGPIPE, SIG_DFL);
+	if (sync_recv_val(a->sync, SYNC_GO, &host_pid, NULL, &err) < 0)
+		_exit(1);
+	if (a->clone_flags & CLONE_NEWUSER) {
+		/* Be root of the new user namespace for the setup below. */
+		if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
+			clasp_error_set(&err, errno, "become root in the user namespace");
+			fail(a->sync, &err);
+		}
+		setgroups_denied = geteuid() != 0;
+		{
+			char buf[8] = "";
+			int sfd = open("/proc/self/setgroups", O_RDONLY | O_CLOEXEC);
+			if (sfd >= 0) {
+				if (read(sfd, buf, sizeof buf - 1) > 0 && strncmp(buf, "deny", 4) == 0)
+					setgroups_denied = true;
+				close(sfd);
+			}
+		}
+	}
+	if (ns_join_paths(cfg, CLONE_NEWPID | CLONE_NEWTIME, &err) < 0)
+		fail(a->sync, &err);
+	ro.userns = ro.userns || (a->clone_flags & CLONE_NEWUSER);
+	if (cgns && !cgns->path && !(a->clone_flags & CLONE_NEWCGROUP)) {
+		/* Now that we sit in our cgroup, its root becomes the namespace's. */
+		if (unshare(CLONE_NEWCGROUP) < 0) {
+			clasp_error_set(&err, errno, "unshare cgroup namespace");
+			fail(a->sync, &err);
+		}
+	}
+	ro.new_cgroupns = cgns && !cgns->path;
+	if (netns && !netns->path && ns_loopback_up(&err) < 0)
+		fail(a->sync, &err);
+	if (cfg->hostname && *cfg->hostname) {
+		if (!utsns) {
+			clasp_error_set(&err, 0, "hostname: requires a UTS namespace");
+			fail(a->sync, &err);
+		}
+		if (sethostname(cfg->hostname, strlen(cfg->hostname)) < 0) {
+			clasp_error_set(&err, errno, "hostname: sethostname");
+			fail(a->sync, &err);
+		}
+	}
+	if (cfg->domainname && *cfg->domainname) {
+		if (!utsns) {
+			clasp_error_set(&err, 0, "domainname: requires a UTS namespace");
+			fail(a->sync, &err);
+		}
+		if (setdomainname(cfg->domainname, strlen(cfg->domainname)) < 0) {
+			clasp_error_set(&err, errno, "domainname: setdomainname");
+			fail(a->sync, &err);
+		}
+	}
+	if (rootfs_setup(cfg, &ro, &err) < 0)
+		fail(a->sync, &err);
+	if (sync_send(a->sync, SYNC_MOUNTS_DONE, -1, &err) < 0 ||
+	    sync_recv(a->sync, SYNC_HOOKS_DONE, NULL, &err) < 0)
+		_exit(1);
+	if (cfg->hooks[OCI_HOOK_CREATE_CONTAINER].n) {
+		char *state = oci_state_json(&(struct state_json_args){.id = o->id, .status = "creating",
+			.pid = host_pid, .bundle = o->bundle, .annotations = &cfg->annotations});
+		if (hooks_run(&cfg->hooks[OCI_HOOK_CREATE_CONTAINER], OCI_HOOK_CREATE_CONTAINER, state, &err) < 0)
+			fail(a->sync, &err);
+		free(state);
+	}
+	if (rootfs_pivot(&ro, &err) < 0)
+		fail(a->sync, &err);
+	/* A missing cwd is created, as runc does; we are inside the new root
+	 * now, so symlinks resolve within it. Failures surface at chdir. */
+	if (p && p->cwd)
+		mkdir_p(p->cwd, 0755);
+	if (setsid() < 0) {
+		clasp_error_set(&err, errno, "setsid");
+		fail(a->sync, &err);
+	}
+	if (p && p->terminal && setup_terminal(o, a->sync, &err) < 0)
+		fail(a->sync, &err);
+	if (write_sysctls(&cfg->linux_, &err) < 0)
+		fail(a->sync, &err);
+	if (!o->no_new_keyring)
+		syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, o->id);
+	if (rootfs_finalize(cfg, &ro, &err) < 0)
+		fail(a->sync, &err);
+	if (!p) {
+		clasp_error_set(&err, 0, "process: required to start a container");
+		fail(a->sync, &err);
+	}
+	if (process_find_executable(p, &exe, &err) < 0)
+		fail(a->sync, &err);
+	if (process_chdir(p->cwd, &err) < 0)
+		fail(a->sync, &err);
+	if (process_set_rlimits(p, &err) < 0 || process_set_oom_score_adj(p, &err) < 0 ||
+	    process_set_personality(&cfg->linux_, &err) < 0 || process_set_scheduler(p, &err) < 0 ||
+	    process_set_io_priority(p, &err) < 0)
+		fail(a->sync, &err);
+	if (process_cloexec_fds(o->preserve_fds, &err) < 0)
+		fail(a->sync, &err);
+	if (process_finalize_identity(p, setgroups_denied, o->seccomp, &notify_fd, &err) < 0)
+		fail(a->sync, &err);
+	if (notify_fd >= 0) {
+		if (sync_send(a->sync, SYNC_SECCOMP_FD, notify_fd, &err) < 0)
+			_exit(1);
+		close(notify_fd);
+	}
+	prctl(PR_SET_PDEATHSIG, 0);
+	if (sync_send(a->sync, SYNC_READY, -1, &err) < 0)
+		_exit(1);
+	close(a->sync);
+
+	/* Block until `start` opens the fifo for reading. */
+	snprintf(fifo, sizeof fifo, "/proc/self/fd/%d", a->fifo_fd);
+	fd = open(fifo, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		_exit(1);
+	if (write(fd, "0", 1) != 1)
+		_exit(1);
+	close(fd);
+	close(a->fifo_fd);
+	run_start_hooks(o, host_pid);
+	execve(exe, p->args.v, env_with_home(p));
+	fprintf(stderr, "clasp: exec %s: %s\n", exe, strerror(errno));
+	_exit(errno == ENOENT ? 127 : 126);
+}

@@ -1,0 +1,173 @@
+/* File-system helpers for the sandbox's side effects: lookups that never
+ * follow a symlink (the copy and the authoritative tree can both hold links
+ * the agent planted), and a removal that never leaves the tree it removes. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sandbox/sandbox_int.h"
+#include "util/cleanup.h"
+
+static int openat2_unavailable;
+
+static int walk_beneath(int rootfd, const char *rel, int flags, mode_t mode)
+{
+	_cleanup_free_ char *copy = strdup(rel);
+	int fd, next;
+	char *p, *slash;
+
+	if (!copy) {
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (p = copy; (slash = strchr(p, '/')); p = slash + 1) {
+		*slash = '\0';
+		if (!*p)
+			continue;
+		if (!strcmp(p, "..") || !strcmp(p, ".")) {
+			close(fd);
+			errno = EXDEV;
+			return -1;
+		}
+		next = openat(fd, p, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (next < 0)
+			return errno == ENOTDIR ? (errno = ELOOP, -1) : -1;
+		fd = next;
+	}
+	if (!*p) {
+		next = openat(fd, ".", flags | O_CLOEXEC, mode);
+	} else if (!strcmp(p, "..") || !strcmp(p, ".")) {
+		errno = EXDEV;
+		next = -1;
+	} else {
+		next = openat(fd, p, flags | O_NOFOLLOW | O_CLOEXEC, mode);
+	}
+	{
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return next;
+}
+
+int sb_open_beneath(int rootfd, const char *rel, int flags, mode_t mode)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW),
+		.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
+
+	while (*rel == '/')
+		rel++;
+	if (!*rel)
+		rel = ".";
+	if (!openat2_unavailable) {
+		fd = (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof how);
+		if (fd >= 0 || errno != ENOSYS)
+			return fd;
+		openat2_unavailable = 1;
+	}
+	return walk_beneath(rootfd, rel, flags, mode);
+}
+
+int sb_mkdir_p(const char *path, mode_t mode, struct clasp_error *err)
+{
+	_cleanup_free_ char *p = strdup(path);
+	char *s;
+
+	if (!p)
+		return clasp_error_set(err, ENOMEM, "mkdir %s", path);
+	for (s = strchr(p + 1, '/');; s = strchr(s + 1, '/')) {
+		if (s)
+			*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			return clasp_error_set(err, errno, "mkdir %s", p);
+		if (!s)
+			break;
+		*s = '/';
+	}
+	return 0;
+}
+
+static int remove_children(int dfd, dev_t dev, const char *path, struct clasp_error *err)
+{
+	DIR *d;
+	struct dirent *de;
+	int r = 0, fd = dup(dfd);
+
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return clasp_error_set(err, errno, "open %s", path);
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT)
+				continue;
+			r = clasp_error_set(err, errno, "stat %s/%s", path, de->d_name);
+			break;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			/* Directories the agent made read-only (chmod 0500) must still go. */
+			_cleanup_close_ int sub = -1;
+			if (st.st_dev != dev) {
+				r = clasp_error_set(err, EBUSY, "remove %s/%s: a mount is in the way", path,
+						    de->d_name);
+				break;
+			}
+			sub = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0 && (st.st_mode & 0700) != 0700)
+				(void)fchmod(sub, (st.st_mode & 07777) | 0700);
+			if (sub < 0 || remove_children(sub, dev, path, err) < 0) {
+				r = sub < 0 ? clasp_error_set(err, errno, "open %s/%s", path, de->d_name) : -1;
+				break;
+			}
+			if (unlinkat(dfd, de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
+				r = clasp_error_set(err, errno, "remove %s/%s", path, de->d_name);
+				break;
+			}
+		} else if (unlinkat(dfd, de->d_name, 0) < 0 && errno != ENOENT) {
+			r = clasp_error_set(err, errno, "remove %s/%s", path, de->d_name);
+			break;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+int sb_remove_tree(const char *path, struct clasp_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : clasp_error_set(err, errno, "stat %s", path);
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlink(path) < 0 && errno != ENOENT)
+			return clasp_error_set(err, errno, "remove %s", path);
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return clasp_error_set(err, errno, "open %s", path);
+	if (remove_children(fd, st.st_dev, path, err) < 0)
+		return -1;
+	if (rmdir(path) < 0 && errno != ENOENT)
+		return clasp_error_set(err, errno, "remove %s", path);
+	return 0;
+}

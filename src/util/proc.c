@@ -1,0 +1,72 @@
+#include "util/proc.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Returns the text after the ")" closing comm, which may itself hold spaces
+ * and parentheses. */
+static int read_stat(pid_t pid, char *buf, size_t len, char **rest)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+	char *p;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return -1;
+	*rest = p + 2;
+	return 0;
+}
+
+int proc_start_time(pid_t pid, uint64_t *out)
+{
+	char buf[1024];
+	char *rest, *tok, *save = NULL;
+	int field = 3; /* rest starts at field 3 (state) */
+
+	if (pid <= 0 || read_stat(pid, buf, sizeof buf, &rest) < 0)
+		return -1;
+	for (tok = strtok_r(rest, " ", &save); tok; tok = strtok_r(NULL, " ", &save), field++) {
+		if (field == 22) {
+			*out = strtoull(tok, NULL, 10);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+char proc_state(pid_t pid)
+{
+	char buf[1024];
+	char *rest;
+
+	if (pid <= 0 || read_stat(pid, buf, sizeof buf, &rest) < 0)
+		return 0;
+	return rest[0];
+}
+
+bool proc_is_same(pid_t pid, uint64_t start_time)
+{
+	uint64_t t;
+	char st = proc_state(pid);
+
+	if (st == 0 || st == 'Z' || st == 'X')
+		return false;
+	if (proc_start_time(pid, &t) < 0)
+		return false;
+	return t == start_time;
+}
