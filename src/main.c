@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "oci/version.h"
 #include "util/log.h"
+#include "util/selfexec.h"
 
 static const struct command commands[] = {
 	{"create", cmd_create, "create a container"},
@@ -18,6 +19,12 @@ static const struct command commands[] = {
 	{"list", cmd_list, "list containers"},
 	{"kill", cmd_kill, "send a signal to a container's init process"},
 	{"delete", cmd_delete, "delete a container and its resources"},
+	{"exec", cmd_exec, "run a new process inside a running container"},
+	{"pause", cmd_pause, "freeze every process of a container"},
+	{"resume", cmd_resume, "thaw a paused container"},
+	{"update", cmd_update, "change a running container's resource limits"},
+	{"ps", cmd_ps, "list the processes of a container"},
+	{"events", cmd_events, "show a container's events and resource statistics"},
 	{"spec", cmd_spec, "write a default config.json"},
 	{"features", cmd_features, "show what this runtime supports"},
 	{NULL, NULL, NULL},
@@ -111,6 +118,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "clasp: unknown command \"%s\"\n", argv[optind]);
 		usage(stderr);
 		return 1;
+	}
+	/* Commands that put processes into containers run from a sealed copy of
+	 * the binary (util/selfexec.h); a failure to seal is fatal, since the
+	 * alternative is an overwritable host binary. */
+	if (strcmp(c->name, "create") == 0 || strcmp(c->name, "run") == 0 || strcmp(c->name, "exec") == 0) {
+		if (selfexec_sealed(argc, argv) < 0) {
+			perror("clasp: re-exec from a sealed copy of the runtime binary");
+			return 1;
+		}
 	}
 	argc -= optind;
 	argv += optind;

@@ -193,6 +193,119 @@ static int make_listeners(const struct egress_policy *p, struct listeners *l,
 	return 0;
 }
 
+/* Without privilege over the container's network namespace (rootless: it is
+ * owned by the container's user namespace), a short-lived child joins the
+ * user namespace first, binds, and hands the sockets back with SCM_RIGHTS.
+ * The hook itself never enters the user namespace, which would be one-way. */
+static int bind_via_userns(pid_t pid, const struct egress_policy *p, struct listeners *l,
+			   struct clasp_error *err)
+{
+	int fds[2 + 32], sp[2], n = 0, status;
+	union {
+		char buf[CMSG_SPACE(sizeof fds)];
+		struct cmsghdr align;
+	} u;
+	struct {
+		int ok;
+		char msg[CLASP_ERROR_MAX];
+		struct listeners l;
+	} *rep;
+	struct iovec iov;
+	struct msghdr mh = { 0 };
+	struct cmsghdr *cm;
+	pid_t child;
+	ssize_t got;
+	size_t i;
+
+	rep = calloc(1, sizeof *rep);
+	if (!rep)
+		return clasp_error_set(err, ENOMEM, "bind in the container");
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+		free(rep);
+		return clasp_error_set(err, errno, "socketpair");
+	}
+	child = fork();
+	if (child < 0) {
+		close(sp[0]);
+		close(sp[1]);
+		free(rep);
+		return clasp_error_set(err, errno, "fork");
+	}
+	if (child == 0) {
+		struct clasp_error cerr = { 0 };
+		char path[64];
+		int ufd, nfd;
+
+		close(sp[0]);
+		snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+		ufd = open(path, O_RDONLY | O_CLOEXEC);
+		snprintf(path, sizeof path, "/proc/%d/ns/net", (int)pid);
+		nfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (ufd < 0 || nfd < 0)
+			clasp_error_set(&cerr, errno, "open the namespaces of %d", (int)pid);
+		else if (setns(ufd, CLONE_NEWUSER) < 0)
+			clasp_error_set(&cerr, errno, "enter the user namespace of %d", (int)pid);
+		else if (setns(nfd, CLONE_NEWNET) < 0)
+			clasp_error_set(&cerr, errno, "enter the network namespace of %d", (int)pid);
+		else if (make_listeners(p, &rep->l, &cerr) == 0)
+			rep->ok = 1;
+		memcpy(rep->msg, cerr.msg, sizeof rep->msg);
+		iov.iov_base = rep;
+		iov.iov_len = sizeof *rep;
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		if (rep->ok) {
+			for (i = 0; i < rep->l.n_fds; i++)
+				fds[n++] = rep->l.fds[i];
+			for (i = 0; i < rep->l.n_fw; i++)
+				fds[n++] = rep->l.fw[i].fd;
+			mh.msg_control = u.buf;
+			mh.msg_controllen = CMSG_SPACE(n * sizeof(int));
+			cm = CMSG_FIRSTHDR(&mh);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(n * sizeof(int));
+			memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
+		}
+		/* A forked helper ends with _exit: nothing of the parent's to flush. */
+		_exit(sendmsg(sp[1], &mh, MSG_NOSIGNAL) < 0 || !rep->ok);
+	}
+	close(sp[1]);
+	iov.iov_base = rep;
+	iov.iov_len = sizeof *rep;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = u.buf;
+	mh.msg_controllen = sizeof u.buf;
+	got = recvmsg(sp[0], &mh, MSG_CMSG_CLOEXEC);
+	close(sp[0]);
+	waitpid(child, &status, 0);
+	cm = got > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+	if (got != (ssize_t)sizeof *rep || !rep->ok || !cm || cm->cmsg_type != SCM_RIGHTS) {
+		if (got == (ssize_t)sizeof *rep && !rep->ok)
+			clasp_error_set(err, 0, "%s", rep->msg);
+		else
+			clasp_error_set(err, 0, "bind in the container: helper process failed");
+		free(rep);
+		return -1;
+	}
+	n = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+	memcpy(fds, CMSG_DATA(cm), n * sizeof(int));
+	if ((size_t)n != rep->l.n_fds + rep->l.n_fw || (mh.msg_flags & MSG_CTRUNC)) {
+		while (n > 0)
+			close(fds[--n]);
+		free(rep);
+		return clasp_error_set(err, 0, "bind in the container: sockets lost in transfer");
+	}
+	*l = rep->l;
+	for (i = 0; i < l->n_fds; i++)
+		l->fds[i] = fds[i];
+	for (i = 0; i < l->n_fw; i++)
+		l->fw[i].fd = fds[l->n_fds + i];
+	free(rep);
+	return 0;
+}
+
 static int bind_in_netns(pid_t pid, int pidfd, const struct egress_policy *p, struct listeners *l,
 			 struct clasp_error *err)
 {
@@ -212,8 +325,11 @@ static int bind_in_netns(pid_t pid, int pidfd, const struct egress_policy *p, st
 	 * namespace we opened is the container's, not a reused PID's. */
 	if (poll(&pfd, 1, 0) != 0)
 		return clasp_error_set(err, 0, "container process %d exited", (int)pid);
-	if (setns(target, CLONE_NEWNET) < 0)
+	if (setns(target, CLONE_NEWNET) < 0) {
+		if (errno == EPERM)
+			return bind_via_userns(pid, p, l, err);
 		return clasp_error_set(err, errno, "enter the network namespace of %d", (int)pid);
+	}
 	r = make_listeners(p, l, err);
 	if (setns(self, CLONE_NEWNET) < 0) {
 		listeners_close(l);

@@ -31,6 +31,12 @@ int cmd_list(struct global_opts *g, int argc, char **argv, struct clasp_error *e
 int cmd_kill(struct global_opts *g, int argc, char **argv, struct clasp_error *err);
 int cmd_delete(struct global_opts *g, int argc, char **argv, struct clasp_error *err);
 int cmd_spec(struct global_opts *g, int argc, char **argv, struct clasp_error *err);
+int cmd_exec(struct global_opts *g, int argc, char **argv, struct clasp_error *err);
+int cmd_pause(struct global_opts *g, int argc, char **argv, struct clasp_error *err);
+int cmd_resume(struct global_opts *g, int argc, char **argv, struct clasp_error *err);
+int cmd_update(struct global_opts *g, int argc, char **argv, struct clasp_error *err);
+int cmd_ps(struct global_opts *g, int argc, char **argv, struct clasp_error *err);
+int cmd_events(struct global_opts *g, int argc, char **argv, struct clasp_error *err);
 int cmd_features(struct global_opts *g, int argc, char **argv, struct clasp_error *err);
 
 /* Shared by the commands: print a usage text for -h/--help. */

@@ -19,6 +19,7 @@
 #include "linux/device_rules.h"
 #include "linux/hooks.h"
 #include "linux/process.h"
+#include "linux/validate.h"
 #include "linux/seccomp.h"
 #include "oci/state_json.h"
 #include "util/cleanup.h"
@@ -125,6 +126,29 @@ static int copy_config(const char *bundle, const char *dir, struct clasp_error *
 	return write_file_atomic(dir, "config.json", text, len, 0600, err);
 }
 
+/* systemd socket activation (sd_listen_fds): fds meant for us are passed on
+ * to the container's process, which becomes their LISTEN_PID 1, as runc does. */
+static void listen_fds_passthrough(struct oci_config *cfg, int *preserve_fds)
+{
+	const char *fds = getenv("LISTEN_FDS");
+	const char *pid = getenv("LISTEN_PID");
+	struct oci_process *p = cfg->process;
+	long n;
+
+	if (!fds || !pid || atol(pid) != (long)getpid())
+		return;
+	n = atol(fds);
+	if (n <= 0 || n > 1024)
+		return;
+	if (*preserve_fds < n)
+		*preserve_fds = (int)n;
+	p->env.v = arena_append(cfg->arena, p->env.v, p->env.n, sizeof(char *));
+	p->env.v[p->env.n++] = arena_printf(cfg->arena, "LISTEN_FDS=%ld", n);
+	p->env.v = arena_append(cfg->arena, p->env.v, p->env.n, sizeof(char *));
+	p->env.v[p->env.n++] = arena_strdup(cfg->arena, "LISTEN_PID=1");
+	p->env.v[p->env.n] = NULL;
+}
+
 int lc_create(struct global_opts *g, const struct create_req *req, struct created *out,
 	      struct clasp_error *err)
 {
@@ -142,6 +166,7 @@ int lc_create(struct global_opts *g, const struct create_req *req, struct create
 	struct container_state st = {0};
 	char created[64], owner_buf[16];
 	bool reserved = false;
+	int preserve_fds = req->preserve_fds;
 	int r = -1;
 
 	(void)owner_buf;
@@ -159,6 +184,9 @@ int lc_create(struct global_opts *g, const struct create_req *req, struct create
 		clasp_error_set(err, 0, "config.json: .process: required field missing");
 		goto out;
 	}
+	if (linux_validate(cfg, err) < 0)
+		goto out;
+	listen_fds_passthrough(cfg, &preserve_fds);
 	process_check_capabilities(cfg->process);
 
 	if (state_reserve(g->root, req->id, &lock, err) < 0)
@@ -192,7 +220,7 @@ int lc_create(struct global_opts *g, const struct create_req *req, struct create
 			.fifo_path = fifo,
 			.console_socket = req->console_socket,
 			.keep_pty_master = req->keep_pty_master,
-			.preserve_fds = req->preserve_fds,
+			.preserve_fds = preserve_fds,
 			.no_pivot = req->no_pivot,
 			.no_new_keyring = req->no_new_keyring,
 			.cgroup = cg,
@@ -293,6 +321,17 @@ const char *lc_status(const struct container_state *st, const char *root)
 	return "running";
 }
 
+static void kill_init(const struct container_state *st)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, st->pid, 0);
+
+	if (pidfd < 0)
+		return;
+	if (proc_is_same(st->pid, st->start_time))
+		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	close(pidfd);
+}
+
 int lc_start(struct global_opts *g, const char *id, struct clasp_error *err)
 {
 	_cleanup_close_ int lock = -1;
@@ -326,8 +365,13 @@ int lc_start(struct global_opts *g, const char *id, struct clasp_error *err)
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		int n = poll(&p, 1, 100);
 
-		if (n > 0 && read(fd, &c, 1) == 1)
-			break;
+		if (n > 0) {
+			ssize_t r = read(fd, &c, 1);
+			if (r == 1)
+				break;
+			if (r == 0 && (p.revents & POLLHUP))
+				usleep(1000); /* no writer yet, or it just closed */
+		}
 		if (!proc_is_same(st.pid, st.start_time)) {
 			clasp_error_set(err, 0, "cannot start a container that has stopped");
 			state_clear(&st);
@@ -335,6 +379,13 @@ int lc_start(struct global_opts *g, const char *id, struct clasp_error *err)
 		}
 	}
 	unlink(fifo);
+	if (c != '0') {
+		/* A startContainer hook failed; the init is exiting. */
+		clasp_error_set(err, 0, "startContainer hook failed, container stopped");
+		kill_init(&st);
+		state_clear(&st);
+		return -1;
+	}
 	free(st.status);
 	st.status = strdup("running");
 	if (state_write(g->root, &st, err) < 0) {
@@ -343,12 +394,16 @@ int lc_start(struct global_opts *g, const char *id, struct clasp_error *err)
 	}
 	if (lc_load_config(g->root, id, &cfg, err) == 0) {
 		if (cfg->hooks[OCI_HOOK_POSTSTART].n) {
-			struct clasp_error e2;
 			state = oci_state_json(&(struct state_json_args){.id = id, .status = "running",
 				.pid = st.pid, .bundle = st.bundle, .annotations = &cfg->annotations});
-			/* runtime.md: a failing poststart hook only warns. */
-			if (hooks_run(&cfg->hooks[OCI_HOOK_POSTSTART], OCI_HOOK_POSTSTART, state, &e2) < 0)
-				log_warn("%s", e2.msg);
+			/* runtime.md: a failing poststart hook is an error; the
+			 * container is stopped and goes on to delete. */
+			if (hooks_run(&cfg->hooks[OCI_HOOK_POSTSTART], OCI_HOOK_POSTSTART, state, err) < 0) {
+				kill_init(&st);
+				oci_config_free(cfg);
+				state_clear(&st);
+				return -1;
+			}
 		}
 		oci_config_free(cfg);
 	} else {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -57,6 +58,69 @@ static pid_t do_clone(uint64_t flags, int cgroup_fd, int *pidfd)
 	if (pid > 0)
 		*pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	return pid;
+}
+
+/* The host id that a container id maps to (identity without mappings). */
+static uid_t host_id(const struct oci_idmap *m, size_t n, uint32_t id)
+{
+	size_t i;
+
+	if (n == 0)
+		return id;
+	for (i = 0; i < n; i++)
+		if (id >= m[i].container_id && id - m[i].container_id < m[i].size)
+			return m[i].host_id + (id - m[i].container_id);
+	return (uid_t)-1; /* unmapped: leave ownership as is */
+}
+
+/* Joining an existing user namespace must come before creating the other
+ * namespaces, so that they belong to it: an intermediate process joins it,
+ * unshares the rest, and forks the init (into the new pid namespace, if
+ * any). The runtime becomes a subreaper so that the init, orphaned when the
+ * intermediate exits, stays its child for `run`. */
+static pid_t spawn_via_user_ns(const struct linux_create_opts *o, const char *user_path, uint64_t flags,
+			       int sv[2], int fifo_fd, int *pidfd)
+{
+	pid_t pid;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	pid = do_clone(0, -1, pidfd);
+	if (pid != 0)
+		return pid;
+	{
+		struct init_args ia = {.o = o, .sync = sv[1], .fifo_fd = fifo_fd, .clone_flags = (int)flags,
+				       .joined_flags = CLONE_NEWUSER};
+		struct clasp_error err = {0};
+		int fd;
+		pid_t init;
+
+		close(sv[0]);
+		fd = open(user_path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, CLONE_NEWUSER) < 0) {
+			clasp_error_set(&err, errno, "linux.namespaces: join user namespace %s", user_path);
+			sync_send_error(sv[1], &err);
+			_exit(1);
+		}
+		close(fd);
+		if (unshare((int)(flags & ~(uint64_t)(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWCGROUP))) < 0 ||
+		    ((flags & CLONE_NEWPID) && unshare(CLONE_NEWPID) < 0)) {
+			clasp_error_set(&err, errno, "linux.namespaces: create namespaces in user namespace %s",
+					user_path);
+			sync_send_error(sv[1], &err);
+			_exit(1);
+		}
+		ia.clone_flags = (int)(flags & ~(uint64_t)CLONE_NEWUSER);
+		init = fork();
+		if (init == 0)
+			init_main(&ia);
+		if (init < 0) {
+			clasp_error_set(&err, errno, "fork container init");
+			sync_send_error(sv[1], &err);
+			_exit(1);
+		}
+		sync_send_val(sv[1], SYNC_PID, init, -1, &err);
+		_exit(0);
+	}
 }
 
 static int connect_console(const char *path, struct clasp_error *err)
@@ -175,6 +239,8 @@ int linux_container_spawn(const struct linux_create_opts *o, struct linux_contai
 	int cgfd = -1, pty = -1;
 	bool setgroups_denied;
 	bool done = false;
+	const struct oci_namespace *userns = oci_config_namespace(cfg, OCI_NS_USER);
+	const char *user_path = userns ? userns->path : NULL;
 
 	(void)time_unshared;
 
@@ -184,8 +250,16 @@ int linux_container_spawn(const struct linux_create_opts *o, struct linux_contai
 	if (cfg->process && cfg->process->terminal && !o->console_socket && !o->keep_pty_master)
 		return clasp_error_set(err, 0,
 				       "cannot allocate tty if clasp will detach without setting console socket");
+	if (o->console_socket && !(cfg->process && cfg->process->terminal))
+		return clasp_error_set(err, 0, "cannot use console socket if the process has no terminal (process.terminal is false)");
 	if (mkfifo(o->fifo_path, 0600) < 0)
 		return clasp_error_set(err, errno, "create exec fifo %s", o->fifo_path);
+	/* The init reopens the fifo after switching to the process user, so
+	 * that user (as the host sees it) must own it. */
+	if (cfg->process &&
+	    chown(o->fifo_path, host_id(cfg->linux_.uid_mappings, cfg->linux_.n_uid_mappings, cfg->process->user.uid),
+		  host_id(cfg->linux_.gid_mappings, cfg->linux_.n_gid_mappings, cfg->process->user.gid)) < 0)
+		return clasp_error_set(err, errno, "chown exec fifo %s", o->fifo_path);
 	fifo_fd = open(o->fifo_path, O_PATH | O_CLOEXEC);
 	if (fifo_fd < 0)
 		return clasp_error_set(err, errno, "open exec fifo %s", o->fifo_path);
@@ -205,7 +279,12 @@ int linux_container_spawn(const struct linux_create_opts *o, struct linux_contai
 		goto fail;
 	}
 	fflush(NULL);
-	out->pid = do_clone(flags, cgfd, &out->pidfd);
+	if (user_path) {
+		out->pid = spawn_via_user_ns(o, user_path, flags, sv, fifo_fd, &out->pidfd);
+		cgfd = -1;
+	} else {
+		out->pid = do_clone(flags, cgfd, &out->pidfd);
+	}
 	if (out->pid < 0 && errno == EOPNOTSUPP) {
 		cgfd = -1;
 		flags &= ~(uint64_t)CLONE_NEWCGROUP;
@@ -215,6 +294,25 @@ int linux_container_spawn(const struct linux_create_opts *o, struct linux_contai
 		struct init_args ia = {.o = o, .sync = sv[1], .fifo_fd = fifo_fd, .clone_flags = (int)flags};
 		close(sv[0]);
 		init_main(&ia);
+	}
+	if (out->pid > 0 && user_path) {
+		/* The intermediate reports the init's pid and exits. */
+		int32_t gpid = 0;
+		int st;
+
+		close(sv[1]);
+		sv[1] = -1;
+		if (sync_recv_val(sv[0], SYNC_PID, &gpid, NULL, err) < 0) {
+			waitpid(out->pid, &st, 0);
+			out->pid = 0;
+			leave_birth_namespaces(&birth);
+			goto fail;
+		}
+		waitpid(out->pid, &st, 0);
+		if (out->pidfd >= 0)
+			close(out->pidfd);
+		out->pid = gpid;
+		out->pidfd = (int)syscall(SYS_pidfd_open, gpid, 0);
 	}
 	leave_birth_namespaces(&birth);
 	if (out->pid < 0) {
@@ -227,7 +325,7 @@ int linux_container_spawn(const struct linux_create_opts *o, struct linux_contai
 
 	if ((flags & CLONE_NEWUSER) && ns_write_id_maps(out->pid, &cfg->linux_, &setgroups_denied, err) < 0)
 		goto fail;
-	if (o->cgroup && cgfd < 0 && cgroup_enter(o->cgroup, out->pid, err) < 0)
+	if (o->cgroup && (cgfd < 0 || user_path) && cgroup_enter(o->cgroup, out->pid, err) < 0)
 		goto fail;
 	if (sync_send_val(sv[0], SYNC_GO, out->pid, -1, err) < 0)
 		goto fail;

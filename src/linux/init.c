@@ -151,22 +151,24 @@ static char **env_with_home(const struct oci_process *p)
 	return env;
 }
 
-static void run_start_hooks(const struct linux_create_opts *o, pid_t host_pid)
+/* runtime.md: startContainer hooks run after `start` is invoked and before
+ * the user program; their failure fails `start`. */
+static int run_start_hooks(const struct linux_create_opts *o, pid_t host_pid)
 {
 	const struct oci_config *cfg = o->cfg;
 	struct clasp_error err;
 	char *state;
+	int r;
 
 	if (!cfg->hooks[OCI_HOOK_START_CONTAINER].n)
-		return;
+		return 0;
 	state = oci_state_json(&(struct state_json_args){.id = o->id, .status = "running",
 		.pid = host_pid, .bundle = o->bundle, .annotations = &cfg->annotations});
-	/* runtime.md: a failing startContainer hook stops the container. */
-	if (hooks_run(&cfg->hooks[OCI_HOOK_START_CONTAINER], OCI_HOOK_START_CONTAINER, state, &err) < 0) {
+	r = hooks_run(&cfg->hooks[OCI_HOOK_START_CONTAINER], OCI_HOOK_START_CONTAINER, state, &err);
+	if (r < 0)
 		fprintf(stderr, "clasp: %s\n", err.msg);
-		_exit(1);
-	}
 	free(state);
+	return r;
 }
 
 void init_main(const struct init_args *a)
@@ -202,8 +204,8 @@ void init_main(const struct init_args *a)
 	signal(SIGPIPE, SIG_DFL);
 	if (sync_recv_val(a->sync, SYNC_GO, &host_pid, NULL, &err) < 0)
 		_exit(1);
-	if (a->clone_flags & CLONE_NEWUSER) {
-		/* Be root of the new user namespace for the setup below. */
+	if ((a->clone_flags | a->joined_flags) & CLONE_NEWUSER) {
+		/* Be root of the user namespace for the setup below. */
 		if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
 			clasp_error_set(&err, errno, "become root in the user namespace");
 			fail(a->sync, &err);
@@ -219,9 +221,9 @@ void init_main(const struct init_args *a)
 			}
 		}
 	}
-	if (ns_join_paths(cfg, CLONE_NEWPID | CLONE_NEWTIME, &err) < 0)
+	if (ns_join_paths(cfg, CLONE_NEWPID | CLONE_NEWTIME | a->joined_flags, &err) < 0)
 		fail(a->sync, &err);
-	ro.userns = ro.userns || (a->clone_flags & CLONE_NEWUSER);
+	ro.userns = ro.userns || ((a->clone_flags | a->joined_flags) & CLONE_NEWUSER);
 	if (cgns && !cgns->path && !(a->clone_flags & CLONE_NEWCGROUP)) {
 		/* Now that we sit in our cgroup, its root becomes the namespace's. */
 		if (unshare(CLONE_NEWCGROUP) < 0) {
@@ -311,13 +313,20 @@ void init_main(const struct init_args *a)
 	/* Block until `start` opens the fifo for reading. */
 	snprintf(fifo, sizeof fifo, "/proc/self/fd/%d", a->fifo_fd);
 	fd = open(fifo, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		fprintf(stderr, "clasp: open exec fifo: %s\n", strerror(errno));
 		_exit(1);
+	}
+	close(a->fifo_fd);
+	/* One byte tells `start` how it went: '0' the program runs next. */
+	if (run_start_hooks(o, host_pid) < 0) {
+		if (write(fd, "1", 1) != 1)
+			_exit(1);
+		_exit(1);
+	}
 	if (write(fd, "0", 1) != 1)
 		_exit(1);
 	close(fd);
-	close(a->fifo_fd);
-	run_start_hooks(o, host_pid);
 	execve(exe, p->args.v, env_with_home(p));
 	fprintf(stderr, "clasp: exec %s: %s\n", exe, strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);

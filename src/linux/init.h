@@ -8,6 +8,7 @@ struct init_args {
 	int sync;            /* child end of the sync socket */
 	int fifo_fd;         /* O_PATH fd of the exec fifo */
 	int clone_flags;     /* namespaces already created by clone */
+	int joined_flags;    /* namespaces already joined by path before the init was forked */
 };
 
 __attribute__((noreturn)) void init_main(const struct init_args *a);

@@ -6,15 +6,18 @@
  * destination, which safepath resolved inside the rootfs. The destination is
  * never looked up by path again, so swapping a directory for a symlink during
  * setup (CVE-2021-30465) cannot move the mount out of the container. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "linux/mount_opts.h"
@@ -97,7 +100,7 @@ int mount_new_fs(const char *type, const char *source, const char *data, unsigne
 	return mfd;
 }
 
-static int clone_tree(const char *src, bool rec, struct clasp_error *err)
+int mount_clone_tree(const char *src, bool rec, struct clasp_error *err)
 {
 	int fd = open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (rec ? AT_RECURSIVE : 0));
 
@@ -186,13 +189,195 @@ static int check_proc_dest(const char *dest, const char *type, int srcfd, struct
 	return clasp_error_set(err, EINVAL, "\"%s\" cannot be mounted because it is inside /proc", dest);
 }
 
-static int apply_propagation(int mfd, const struct mount_opts *mo, struct clasp_error *err)
+int mount_apply_propagation(int mfd, const struct mount_opts *mo, struct clasp_error *err)
 {
 	for (unsigned i = 0; i < mo->n_prop; i++) {
 		unsigned long p = mo->prop[i];
 
 		if (mount_set_attrs(mfd, p & MS_REC, 0, 0, p & ~(unsigned long)MS_REC, err) < 0)
 			return -1;
+	}
+	return 0;
+}
+
+/* ---- idmapped mounts ("idmap", "ridmap") ----
+ * mount_setattr(MOUNT_ATTR_IDMAP) takes a user namespace that carries the
+ * mapping. One is made for the purpose: a helper child unshares a user
+ * namespace, we write the mount's uidMappings/gidMappings into it, keep an
+ * fd to it, and let the helper go. Without mappings in the mount, the
+ * container's own user namespace is used (config.md allows it). */
+
+static int write_idmap(const char *hostpid, const char *file, const struct oci_idmap *v, size_t n,
+		       struct clasp_error *err)
+{
+	char path[64], buf[4096];
+	size_t len = 0;
+	int fd;
+	ssize_t w;
+
+	for (size_t i = 0; i < n && len < sizeof buf - 40; i++)
+		len += (size_t)snprintf(buf + len, sizeof buf - len, "%u %u %u\n", v[i].container_id, v[i].host_id,
+					v[i].size);
+	snprintf(path, sizeof path, "/proc/%s/%s", hostpid, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return clasp_error_set(err, errno, "open %s", path);
+	w = write(fd, buf, len);
+	close(fd);
+	if (w != (ssize_t)len)
+		return clasp_error_set(err, w < 0 ? errno : EIO, "write %s", file);
+	return 0;
+}
+
+static int idmap_userns(struct mount_ctx *ctx, const struct oci_mount *m, struct clasp_error *err)
+{
+	int ready[2], hold[2], fd = -1, status;
+	char hostpid[32] = "", path[64];
+	ssize_t n;
+	pid_t pid;
+
+	if (!m->n_uid_mappings && !m->n_gid_mappings) {
+		if (!ctx->o->userns)
+			return clasp_error_set(err, EINVAL, "idmap without uidMappings/gidMappings needs a user namespace");
+		fd = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+		return fd < 0 ? clasp_error_set(err, errno, "open /proc/self/ns/user") : fd;
+	}
+	if (!m->n_uid_mappings || !m->n_gid_mappings)
+		return clasp_error_set(err, EINVAL, "idmap needs both uidMappings and gidMappings");
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return clasp_error_set(err, errno, "pipe");
+	if (pipe2(hold, O_CLOEXEC) < 0) {
+		close(ready[0]);
+		close(ready[1]);
+		return clasp_error_set(err, errno, "pipe");
+	}
+	pid = fork();
+	if (pid == 0) {
+		char self[32] = "";
+		char c;
+
+		/* /proc here may belong to an ancestor pid namespace: the
+		 * helper names itself as that /proc knows it. */
+		if (readlink("/proc/self", self, sizeof self - 1) < 0 || unshare(CLONE_NEWUSER) < 0)
+			self[0] = '\0';
+		if (write(ready[1], self, strlen(self) + 1) < 0 || read(hold[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(hold[0]);
+	if (pid < 0) {
+		clasp_error_set(err, errno, "fork");
+		goto out;
+	}
+	n = read(ready[0], hostpid, sizeof hostpid - 1);
+	if (n <= 1 || !hostpid[0]) {
+		clasp_error_set(err, EPERM, "create a user namespace for the idmapping");
+		goto out;
+	}
+	if (write_idmap(hostpid, "uid_map", m->uid_mappings, m->n_uid_mappings, err) < 0 ||
+	    write_idmap(hostpid, "gid_map", m->gid_mappings, m->n_gid_mappings, err) < 0)
+		goto out;
+	snprintf(path, sizeof path, "/proc/%s/ns/user", hostpid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		clasp_error_set(err, errno, "open %s", path);
+out:
+	close(ready[0]);
+	close(hold[1]);
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	return fd;
+}
+
+static int apply_idmap(struct mount_ctx *ctx, const struct oci_mount *m, const struct mount_opts *mo, int mfd,
+		       struct clasp_error *err)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP };
+	_cleanup_close_ int userns = -1;
+
+	if (!mo->idmap && !mo->ridmap)
+		return 0;
+	userns = idmap_userns(ctx, m, err);
+	if (userns < 0)
+		return clasp_error_prefix(err, "idmapped mount on \"%s\"", m->destination);
+	attr.userns_fd = (uint64_t)userns;
+	if (mount_setattr(mfd, "", AT_EMPTY_PATH | (mo->ridmap ? AT_RECURSIVE : 0), &attr, sizeof attr) < 0)
+		return clasp_error_set(err, errno, "idmapped mount on \"%s\"", m->destination);
+	return 0;
+}
+
+/* ---- tmpcopyup: a tmpfs that starts with what the image had there ---- */
+
+static int copy_file(int sdir, int ddir, const char *name, const struct stat *st, struct clasp_error *err)
+{
+	_cleanup_close_ int in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int out = -1;
+	char buf[65536];
+	ssize_t n;
+
+	if (in < 0)
+		return clasp_error_set(err, errno, "tmpcopyup: open %s", name);
+	out = openat(ddir, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, st->st_mode & 07777);
+	if (out < 0)
+		return clasp_error_set(err, errno, "tmpcopyup: create %s", name);
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			return clasp_error_set(err, errno, "tmpcopyup: write %s", name);
+	return n < 0 ? clasp_error_set(err, errno, "tmpcopyup: read %s", name) : 0;
+}
+
+static int copy_tree(int sdir, int ddir, int depth, struct clasp_error *err)
+{
+	int lfd = openat(sdir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_closedir_ DIR *d = lfd >= 0 ? fdopendir(lfd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (lfd >= 0)
+			close(lfd);
+		return clasp_error_set(err, errno, "tmpcopyup: list");
+	}
+	if (depth > 64)
+		return clasp_error_set(err, ELOOP, "tmpcopyup: too deep");
+	while ((e = readdir(d))) {
+		struct stat st;
+		int r = 0;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(sdir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return clasp_error_set(err, errno, "tmpcopyup: stat %s", e->d_name);
+		if (S_ISDIR(st.st_mode)) {
+			_cleanup_close_ int s2 = -1, d2 = -1;
+
+			if (mkdirat(ddir, e->d_name, st.st_mode & 07777) < 0)
+				return clasp_error_set(err, errno, "tmpcopyup: mkdir %s", e->d_name);
+			s2 = openat(sdir, e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			d2 = openat(ddir, e->d_name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (s2 < 0 || d2 < 0)
+				return clasp_error_set(err, errno, "tmpcopyup: open %s", e->d_name);
+			r = copy_tree(s2, d2, depth + 1, err);
+		} else if (S_ISREG(st.st_mode)) {
+			r = copy_file(sdir, ddir, e->d_name, &st, err);
+		} else if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t n = readlinkat(sdir, e->d_name, target, sizeof target - 1);
+
+			if (n < 0)
+				return clasp_error_set(err, errno, "tmpcopyup: readlink %s", e->d_name);
+			target[n] = '\0';
+			if (symlinkat(target, ddir, e->d_name) < 0)
+				r = clasp_error_set(err, errno, "tmpcopyup: symlink %s", e->d_name);
+		} else if (mknodat(ddir, e->d_name, st.st_mode, st.st_rdev) < 0 && errno != EPERM) {
+			r = clasp_error_set(err, errno, "tmpcopyup: mknod %s", e->d_name);
+		}
+		if (r < 0)
+			return -1;
+		/* Owners the user namespace cannot map stay the copier's. */
+		if (fchownat(ddir, e->d_name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0 && errno != EINVAL &&
+		    errno != ENOENT)
+			return clasp_error_set(err, errno, "tmpcopyup: chown %s", e->d_name);
 	}
 	return 0;
 }
@@ -213,7 +398,7 @@ static int mount_bind(struct mount_ctx *ctx, const struct oci_mount *m, struct m
 		src = NULL;
 	if (!src)
 		abort();
-	tree = clone_tree(src, mo->rbind, err);
+	tree = mount_clone_tree(src, mo->rbind, err);
 	if (tree < 0 || fstat(tree, &st) < 0)
 		return tree < 0 ? -1 : clasp_error_set(err, errno, "stat \"%s\"", src);
 	if (check_proc_dest(m->destination, NULL, tree, err) < 0)
@@ -227,9 +412,11 @@ static int mount_bind(struct mount_ctx *ctx, const struct oci_mount *m, struct m
 	if (mount_set_attrs(tree, false, mo->attr_set, mo->attr_clr, 0, err) < 0 ||
 	    mount_set_attrs(tree, true, mo->rattr_set, mo->rattr_clr, 0, err) < 0)
 		return clasp_error_prefix(err, "mount \"%s\" on \"%s\"", src, m->destination);
+	if (apply_idmap(ctx, m, mo, tree, err) < 0)
+		return -1;
 	if (mount_attach(tree, target, src, m->destination, err) < 0)
 		return -1;
-	if (apply_propagation(tree, mo, err) < 0)
+	if (mount_apply_propagation(tree, mo, err) < 0)
 		return clasp_error_prefix(err, "mount \"%s\" on \"%s\"", src, m->destination);
 	return 0;
 }
@@ -250,7 +437,7 @@ static int mount_remount(struct mount_ctx *ctx, const struct oci_mount *m, struc
 	} else if (mount(NULL, safepath_fd_path(fd, buf), NULL, MS_REMOUNT | mo->ms_flags, mo->data) < 0) {
 		return clasp_error_set(err, errno, "remount \"%s\"", m->destination);
 	}
-	return apply_propagation(fd, mo, err) < 0 ? clasp_error_prefix(err, "remount \"%s\"", m->destination) : 0;
+	return mount_apply_propagation(fd, mo, err) < 0 ? clasp_error_prefix(err, "remount \"%s\"", m->destination) : 0;
 }
 
 /* devpts rejects gid=5 when group 5 is not mapped into the user namespace;
@@ -292,7 +479,7 @@ static int new_fs_with_fallback(struct mount_ctx *ctx, const char *type, const c
 		host = "/dev/mqueue";
 	if (!host || !ctx->o->userns || (err->code != EPERM && err->code != EACCES))
 		return -1;
-	fd = clone_tree(host, true, err);
+	fd = mount_clone_tree(host, true, err);
 	if (fd < 0)
 		return -1;
 	if (mount_set_attrs(fd, true, attrs, attrs & MOUNT_ATTR__ATIME ? MOUNT_ATTR__ATIME : 0, 0, err) < 0) {
@@ -301,9 +488,6 @@ static int new_fs_with_fallback(struct mount_ctx *ctx, const char *type, const c
 	}
 	return fd;
 }
-
-static int mount_cgroup(struct mount_ctx *ctx, const struct oci_mount *m, struct mount_opts *mo, int target,
-			struct clasp_error *err);
 
 int mount_apply_one(struct mount_ctx *ctx, const struct oci_mount *m, struct clasp_error *err)
 {
@@ -317,9 +501,9 @@ int mount_apply_one(struct mount_ctx *ctx, const struct oci_mount *m, struct cla
 		return clasp_error_set(err, EINVAL, "mount with an empty destination");
 	if (mount_opts_parse(&m->options, &mo, err) < 0)
 		return clasp_error_prefix(err, "mount on \"%s\"", m->destination);
-	if (mo.tmpcopyup || mo.idmap || mo.ridmap)
-		return clasp_error_set(err, EINVAL, "mount on \"%s\": option \"%s\" is not supported by clasp",
-				       m->destination, mo.tmpcopyup ? "tmpcopyup" : mo.idmap ? "idmap" : "ridmap");
+	if (mo.tmpcopyup && (mo.bind || !type || strcmp(type, "tmpfs") != 0))
+		return clasp_error_set(err, EINVAL, "mount on \"%s\": tmpcopyup applies to tmpfs only",
+				       m->destination);
 	if (path_is(m->destination, "/"))
 		return clasp_error_set(err, EINVAL, "mount on \"/\": the root is root.path, not a mount");
 	if (mo.remount)
@@ -349,9 +533,13 @@ int mount_apply_one(struct mount_ctx *ctx, const struct oci_mount *m, struct cla
 	if (mfd < 0)
 		return clasp_error_prefix(err, "mount \"%s\" on \"%s\"", m->source ? m->source : type,
 					  m->destination);
+	if (apply_idmap(ctx, m, &mo, mfd, err) < 0)
+		return -1;
+	if (mo.tmpcopyup && copy_tree(target, mfd, 0, err) < 0)
+		return clasp_error_prefix(err, "mount on \"%s\"", m->destination);
 	if (mount_attach(mfd, target, m->source ? m->source : type, m->destination, err) < 0)
 		return -1;
-	if (apply_propagation(mfd, &mo, err) < 0)
+	if (mount_apply_propagation(mfd, &mo, err) < 0)
 		return clasp_error_prefix(err, "mount on \"%s\"", m->destination);
 	return 0;
 }
@@ -362,230 +550,4 @@ int mounts_apply(struct mount_ctx *ctx, struct clasp_error *err)
 		if (mount_apply_one(ctx, &ctx->cfg->mounts[i], err) < 0)
 			return -1;
 	return 0;
-}
-
-/* ---- cgroup and cgroup2 ----
- *
- * cgroup2 (or "cgroup" on a pure cgroup v2 host): a fresh cgroup2 mount when
- * the container has its own cgroup namespace (its root is then the
- * container's cgroup); otherwise a bind of the container's own cgroup
- * directory, so the host's tree stays out of sight.
- * "cgroup" on a v1 or hybrid host does what runc does: a tmpfs at the
- * destination, one directory per host hierarchy (named like the host's,
- * "cpu,cpuacct", "systemd", and "unified" for the hybrid v2 tree), each a
- * fresh mount of that hierarchy in a new cgroup namespace or a bind of the
- * container's cgroup in it otherwise, symlinks from each controller of a
- * co-mounted pair to the pair, and finally the tmpfs made read-only if asked. */
-
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
-
-struct cg_hier {
-	char mountpoint[PATH_MAX];
-	char controllers[256]; /* "cpu,cpuacct", "name=systemd"; "" for cgroup2 */
-	bool v2;
-};
-
-static void unescape_octal(char *s)
-{
-	char *w = s;
-
-	for (char *r = s; *r; r++) {
-		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '7' && r[2] && r[3]) {
-			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
-			r += 3;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
-}
-
-static bool cg_is_option(const char *o)
-{
-	static const char *const opts[] = { "rw", "ro", "xattr", "noprefix", "clone_children", "cpuset_v2_mode",
-					    "favordynmods", "nsdelegate", "memory_recursiveprot",
-					    "memory_localevents", "memory_hugetlb_accounting" };
-	if (strchr(o, '='))
-		return strncmp(o, "name=", 5) != 0;
-	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
-		if (strcmp(o, opts[i]) == 0)
-			return true;
-	return false;
-}
-
-/* The host's cgroup hierarchies, from mountinfo. Returns the count. */
-static int cg_hierarchies(struct cg_hier *h, int max, struct clasp_error *err)
-{
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0;
-	int n = 0;
-
-	if (!f)
-		return clasp_error_set(err, errno, "open /proc/self/mountinfo");
-	while (n < max && getline(&line, &cap, f) > 0) {
-		char mp[PATH_MAX], fstype[64], super[512], *dash = strstr(line, " - ");
-		char *save = NULL;
-
-		if (!dash || sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1 ||
-		    sscanf(dash + 3, "%63s %*s %511s", fstype, super) != 2)
-			continue;
-		if (strcmp(fstype, "cgroup") != 0 && strcmp(fstype, "cgroup2") != 0)
-			continue;
-		unescape_octal(mp);
-		memset(&h[n], 0, sizeof h[n]);
-		snprintf(h[n].mountpoint, sizeof h[n].mountpoint, "%s", mp);
-		h[n].v2 = strcmp(fstype, "cgroup2") == 0;
-		for (char *o = strtok_r(super, ",", &save); !h[n].v2 && o; o = strtok_r(NULL, ",", &save)) {
-			if (cg_is_option(o))
-				continue;
-			if (h[n].controllers[0])
-				strncat(h[n].controllers, ",", sizeof h[n].controllers - strlen(h[n].controllers) - 1);
-			strncat(h[n].controllers, o, sizeof h[n].controllers - strlen(h[n].controllers) - 1);
-		}
-		if (h[n].v2 || h[n].controllers[0])
-			n++;
-	}
-	return n;
-}
-
-static bool same_set(const char *a, const char *b)
-{
-	_cleanup_free_ char *ca = strdup(a);
-	char *save = NULL;
-	size_t na = 0, nb = 1;
-
-	if (!ca)
-		abort();
-	for (const char *p = b; *p; p++)
-		nb += *p == ',';
-	for (char *t = strtok_r(ca, ",", &save); t; t = strtok_r(NULL, ",", &save), na++) {
-		size_t l = strlen(t);
-		const char *p = b;
-		bool found = false;
-
-		while ((p = strstr(p, t))) {
-			if ((p == b || p[-1] == ',') && (p[l] == ',' || p[l] == '\0')) {
-				found = true;
-				break;
-			}
-			p += l;
-		}
-		if (!found)
-			return false;
-	}
-	return na == nb;
-}
-
-/* This process's cgroup in the hierarchy with CONTROLLERS ("" = v2). */
-static int cg_own_path(const char *controllers, bool v2, char *out, size_t len, struct clasp_error *err)
-{
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/cgroup", "re");
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0;
-
-	if (!f)
-		return clasp_error_set(err, errno, "open /proc/self/cgroup");
-	while (getline(&line, &cap, f) > 0) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-
-		if (!c2)
-			continue;
-		*c1 = *c2 = '\0';
-		c2[1 + strcspn(c2 + 1, "\n")] = '\0';
-		if (v2 ? (strcmp(line, "0") == 0 && c1[1] == '\0') : (c1[1] && same_set(c1 + 1, controllers))) {
-			snprintf(out, len, "%s", c2 + 1);
-			return 0;
-		}
-	}
-	return clasp_error_set(err, ENOENT, "no cgroup for \"%s\" in /proc/self/cgroup",
-			       v2 ? "cgroup2" : controllers);
-}
-
-/* One hierarchy as a detached mount: fresh in a new cgroup namespace,
- * otherwise the container's own cgroup directory bound. */
-static int cg_mount_hier(struct mount_ctx *ctx, const struct cg_hier *h, uint64_t attrs, struct clasp_error *err)
-{
-	char path[PATH_MAX], src[PATH_MAX * 2];
-	int fd;
-
-	if (ctx->o->new_cgroupns)
-		return mount_new_fs(h->v2 ? "cgroup2" : "cgroup", h->v2 ? "cgroup2" : "cgroup",
-				    h->v2 ? NULL : h->controllers, 0, attrs, err);
-	if (cg_own_path(h->controllers, h->v2, path, sizeof path, err) < 0)
-		return -1;
-	snprintf(src, sizeof src, "%s%s", h->mountpoint, strcmp(path, "/") == 0 ? "" : path);
-	fd = clone_tree(src, false, err);
-	if (fd >= 0 && mount_set_attrs(fd, false, attrs, attrs & MOUNT_ATTR__ATIME ? MOUNT_ATTR__ATIME : 0, 0,
-				       err) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static int mount_cgroup(struct mount_ctx *ctx, const struct oci_mount *m, struct mount_opts *mo, int target,
-			struct clasp_error *err)
-{
-	struct cg_hier h[32];
-	struct statfs sf;
-	uint64_t attrs = mount_opts_fresh_attrs(mo);
-	_cleanup_close_ int tmpfs = -1;
-	int n;
-
-	if (statfs("/sys/fs/cgroup", &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC) {
-		struct cg_hier v2 = { .mountpoint = "/sys/fs/cgroup", .v2 = true };
-		_cleanup_close_ int fd = cg_mount_hier(ctx, &v2, attrs, err);
-
-		if (fd < 0 || mount_attach(fd, target, "cgroup2", m->destination, err) < 0)
-			return clasp_error_prefix(err, "mount cgroup on \"%s\"", m->destination);
-		return apply_propagation(fd, mo, err);
-	}
-	n = cg_hierarchies(h, 32, err);
-	if (n < 0)
-		return clasp_error_prefix(err, "mount cgroup on \"%s\"", m->destination);
-	if (strcmp(m->type, "cgroup2") == 0) {
-		for (int i = 0; i < n; i++) {
-			if (!h[i].v2)
-				continue;
-			_cleanup_close_ int fd = cg_mount_hier(ctx, &h[i], attrs, err);
-			if (fd < 0 || mount_attach(fd, target, "cgroup2", m->destination, err) < 0)
-				return clasp_error_prefix(err, "mount cgroup2 on \"%s\"", m->destination);
-			return apply_propagation(fd, mo, err);
-		}
-		return clasp_error_set(err, ENOENT, "mount cgroup2 on \"%s\": the host has no cgroup2 hierarchy",
-				       m->destination);
-	}
-	tmpfs = mount_new_fs("tmpfs", "tmpfs", "mode=755", 0, attrs & ~(uint64_t)MOUNT_ATTR_RDONLY, err);
-	if (tmpfs < 0 || mount_attach(tmpfs, target, "tmpfs", m->destination, err) < 0)
-		return clasp_error_prefix(err, "mount cgroup on \"%s\"", m->destination);
-	for (int i = 0; i < n; i++) {
-		const char *slash = strrchr(h[i].mountpoint, '/');
-		const char *name = slash ? slash + 1 : h[i].mountpoint;
-		_cleanup_close_ int dir = -1, fd = -1;
-
-		if (!*name || strchr(name, '/'))
-			continue;
-		if (mkdirat(tmpfs, name, 0755) < 0 && errno != EEXIST)
-			return clasp_error_set(err, errno, "mount cgroup on \"%s\": mkdir %s", m->destination, name);
-		dir = openat(tmpfs, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (dir < 0)
-			return clasp_error_set(err, errno, "mount cgroup on \"%s\": open %s", m->destination, name);
-		fd = cg_mount_hier(ctx, &h[i], attrs, err);
-		if (fd < 0 || mount_attach(fd, dir, h[i].mountpoint, m->destination, err) < 0)
-			return clasp_error_prefix(err, "mount cgroup on \"%s\"", m->destination);
-		if (strchr(name, ',')) {
-			_cleanup_free_ char *copy = strdup(name);
-			char *save = NULL;
-
-			for (char *c = strtok_r(copy, ",", &save); c; c = strtok_r(NULL, ",", &save))
-				if (symlinkat(name, tmpfs, c) < 0 && errno != EEXIST)
-					return clasp_error_set(err, errno, "mount cgroup: symlink %s", c);
-		}
-	}
-	if (mount_set_attrs(tmpfs, false, attrs & MOUNT_ATTR_RDONLY, 0, 0, err) < 0)
-		return clasp_error_prefix(err, "mount cgroup on \"%s\"", m->destination);
-	return apply_propagation(tmpfs, mo, err);
 }

@@ -136,14 +136,22 @@ int process_set_io_priority(const struct oci_process *p, struct clasp_error *err
 	return 0;
 }
 
-static int fill_caps(cap_t caps, cap_flag_t flag, const struct strv *names)
+static int fill_caps(cap_t caps, cap_flag_t flag, const struct strv *names, cap_t have)
 {
 	size_t i;
 	cap_value_t c;
+	cap_flag_value_t v;
 
 	for (i = 0; i < names->n; i++) {
 		if (!cap_from_name_ok(names->v[i], &c))
 			continue;
+		/* config.md lets an ungrantable capability be a warning; asking
+		 * the kernel for it would fail the whole set. */
+		if (cap_get_flag(have, c, CAP_PERMITTED, &v) < 0 || v != CAP_SET) {
+			if (flag == CAP_PERMITTED)
+				log_warn("capability %s is not available to the runtime, ignored", names->v[i]);
+			continue;
+		}
 		if (cap_set_flag(caps, flag, 1, &c, CAP_SET) < 0)
 			return -1;
 	}
@@ -178,15 +186,16 @@ static int drop_bounding(const struct oci_capabilities *caps, struct clasp_error
 static int apply_caps(const struct oci_capabilities *cs, struct clasp_error *err)
 {
 	cap_t caps = cap_init();
+	cap_t have = cap_get_proc();
 	size_t i;
 	cap_value_t c;
 	int r = 0;
 
-	if (!caps)
+	if (!caps || !have)
 		return clasp_error_set(err, errno, "cap_init");
-	if (fill_caps(caps, CAP_EFFECTIVE, &cs->effective) < 0 ||
-	    fill_caps(caps, CAP_PERMITTED, &cs->permitted) < 0 ||
-	    fill_caps(caps, CAP_INHERITABLE, &cs->inheritable) < 0) {
+	if (fill_caps(caps, CAP_EFFECTIVE, &cs->effective, have) < 0 ||
+	    fill_caps(caps, CAP_PERMITTED, &cs->permitted, have) < 0 ||
+	    fill_caps(caps, CAP_INHERITABLE, &cs->inheritable, have) < 0) {
 		r = clasp_error_set(err, errno, "process.capabilities: build set");
 		goto out;
 	}
@@ -209,6 +218,7 @@ static int apply_caps(const struct oci_capabilities *cs, struct clasp_error *err
 	}
 out:
 	cap_free(caps);
+	cap_free(have);
 	return r;
 }
 

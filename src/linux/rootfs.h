@@ -69,6 +69,15 @@ int mount_attach(int mntfd, int targetfd, const char *what, const char *dest, st
 int mount_new_fs(const char *type, const char *source, const char *data, unsigned sb_flags, uint64_t attrs,
 		 struct clasp_error *err);
 
+struct mount_opts;
+/* A private clone of the host path SRC (open_tree), recursive when REC. */
+int mount_clone_tree(const char *src, bool rec, struct clasp_error *err);
+/* The propagation options of MO, in order, on the mount MFD. */
+int mount_apply_propagation(int mfd, const struct mount_opts *mo, struct clasp_error *err);
+/* A "cgroup" or "cgroup2" config mount onto TARGET (mount_cgroup.c). */
+int mount_cgroup(struct mount_ctx *ctx, const struct oci_mount *m, struct mount_opts *mo, int target,
+		 struct clasp_error *err);
+
 /* Default devices (when WITH_DEFAULTS), linux.devices, /dev symlinks and
  * /dev/ptmx, all resolved inside ctx->rootfd. */
 int devices_setup(struct mount_ctx *ctx, bool with_defaults, struct clasp_error *err);

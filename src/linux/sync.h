@@ -14,6 +14,7 @@ enum sync_type {
 	SYNC_SECCOMP_FD,      /* init -> parent: seccomp listener fd attached */
 	SYNC_READY,           /* init -> parent: waiting on the exec fifo */
 	SYNC_ERROR,           /* init -> parent: text holds the error */
+	SYNC_PID,             /* intermediate -> parent: the init's host pid */
 };
 
 struct sync_msg {

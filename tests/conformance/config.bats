@@ -69,7 +69,7 @@ load ../integration/helpers
 		{\"destination\": \"/b6\", \"type\": \"bind\", \"source\": \"$BATS_TEST_TMPDIR/src\", \"options\": [\"rbind\", \"shared\"]},
 		{\"destination\": \"/b7\", \"type\": \"bind\", \"source\": \"$BATS_TEST_TMPDIR/src\", \"options\": [\"rbind\", \"unbindable\"]},
 		{\"destination\": \"/b8\", \"type\": \"bind\", \"source\": \"$BATS_TEST_TMPDIR/src\", \"options\": [\"rbind\", \"runbindable\"]},
-		{\"destination\": \"/b9\", \"type\": \"bind\", \"source\": \"$BATS_TEST_TMPDIR/src\", \"options\": [\"bind\", \"ro\", \"remount\"]}]"
+		{\"destination\": \"/b9\", \"type\": \"bind\", \"source\": \"$BATS_TEST_TMPDIR/src\", \"options\": [\"bind\", \"ro\"]}]"
 	in_container 'cat /proc/self/mountinfo'
 	[ "$status" -eq 0 ]
 	line() { awk -v d="$1" '$5 == d' <<<"$output" | tail -n1; }

@@ -63,6 +63,16 @@ teardown_file() {
 	rm -rf "$WORK"
 }
 
+# A failed assertion must not leave a namespace holder or a blocker behind.
+teardown() {
+	for f in ns blocker; do
+		if [ -f "$WORK/$f.pid" ]; then
+			kill "$(cat "$WORK/$f.pid")" 2>/dev/null || true
+			rm -f "$WORK/$f.pid"
+		fi
+	done
+}
+
 # raw REQUEST [PORT]: send bytes to the proxy and print the whole answer.
 raw() {
 	timeout 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$2; printf "%s" "$1" >&3; cat <&3' _ "$1" "${2:-$PROXY}"
@@ -130,7 +140,6 @@ raw() {
 	out="$(raw $'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'; echo x)"
 	[ "${out%x}" = "$DENY_403" ]
 	# early bytes sent before the 200 are forwarded
-	out="$(raw $'CONNECT 127.0.0.1:'$ORIGIN_PORT$' HTTP/1.1\r\n\r\nearly bytes\n' | head -c 200 & sleep 1; kill %1 2>/dev/null)"
 	out="$(timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/'$PROXY'; printf "CONNECT 127.0.0.1:'$ORIGIN_PORT' HTTP/1.1\r\n\r\nearly bytes\n" >&3; timeout 1 cat <&3' || true)"
 	[[ "$out" == $'HTTP/1.1 200 Connection Established\r\n\r\nearly bytes'* ]]
 }
@@ -344,6 +353,7 @@ state_json() {
 	start_netns
 	nsenter --net=/proc/$NSPID/ns/net "$ORIGIN" $HOOK_PORT 2>/dev/null &
 	blocker=$!
+	echo $blocker >"$WORK/blocker.pid"
 	sleep 0.3
 	run bash -c "$(declare -f state_json); state_json $NSPID | timeout 10 '$EGRESS' hook --policy '$WORK/hook-policy'"
 	[ "$status" -ne 0 ]
@@ -361,4 +371,37 @@ state_json() {
 	run bash -c "$(declare -f state_json); state_json $$ | timeout 10 '$EGRESS' hook --policy /nonexistent"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"/nonexistent"* ]]
+}
+
+@test "hook mode: rootless, the netns owned by a user namespace of an unprivileged user" {
+	command -v setpriv >/dev/null || skip "setpriv missing"
+	as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	timeout 5 "${as_nobody[@]}" unshare --user --map-root-user true 2>/dev/null || skip "no unprivileged user namespaces"
+	chmod 755 "$WORK"
+	mkdir -p "$WORK/rl/state"
+	chown -R 65534:65534 "$WORK/rl"
+	cat >"$WORK/rl/policy" <<-P
+	clasp-egress-policy 1
+	port $HOOK_PORT
+	audit-log $WORK/rl/audit.log
+	state-dir $WORK/rl/state
+	allow 127.0.0.1 $ORIGIN_PORT
+	P
+	"${as_nobody[@]}" unshare --user --map-root-user --net sh -c 'ip link set lo up; exec sleep 60' &
+	NSPID=$!
+	echo $NSPID >"$WORK/ns.pid"
+	for _ in $(seq 50); do
+		[ "$(readlink /proc/$NSPID/ns/net)" != "$(readlink /proc/self/ns/net)" ] && \
+			timeout 2 nsenter --net=/proc/$NSPID/ns/net ip -o addr show lo 2>/dev/null | grep -q 127.0.0.1 && break
+		sleep 0.05
+	done
+	state_json $NSPID | timeout 10 "${as_nobody[@]}" "$EGRESS" hook --policy "$WORK/rl/policy"
+	read -r ppid _ <"$WORK/rl/state/egress.pid"
+	[ "$(stat -c %u /proc/$ppid)" = 65534 ]
+	run timeout 10 nsenter --net=/proc/$NSPID/ns/net curl -sS -x http://127.0.0.1:$HOOK_PORT http://127.0.0.1:$ORIGIN_PORT/
+	[ "$output" = "hello from origin" ]
+	kill $NSPID
+	wait $NSPID 2>/dev/null || true
+	for _ in $(seq 50); do kill -0 "$ppid" 2>/dev/null || break; sleep 0.1; done
+	! kill -0 "$ppid" 2>/dev/null
 }

@@ -536,6 +536,69 @@ TEST(host_refusals)
 	cgroup_free(m);
 }
 
+
+/* a shared parent outlives the first container; a joined cgroup is never
+ * removed by the one who joined it */
+TEST(shared_parent_and_join)
+{
+	struct clasp_error err = { 0 };
+	struct cgroup_mgr *a = NULL, *b = NULL, *j = NULL;
+	char ida[80], idb[80], parent[256], pa[256];
+	struct oci_resources r;
+
+	snprintf(ida, sizeof ida, "%s-a", id);
+	snprintf(idb, sizeof idb, "%s-b", id);
+	if (cgroup_create(ida, NULL, false, &a, &err) < 0 || cgroup_create(idb, NULL, false, &b, &err) < 0) {
+		fprintf(stderr, "shared: %s\n", err.msg);
+		CHECK(0);
+		goto out;
+	}
+	snprintf(pa, sizeof pa, "%s", cgroup_path_for(a, "pids"));
+	snprintf(parent, sizeof parent, "%.*s", (int)(strrchr(pa, '/') - pa), pa);
+
+	/* join a's cgroup by absolute path: resources apply, delete keeps it */
+	{
+		char abs[300];
+		snprintf(abs, sizeof abs, "/clasp/%s", ida);
+		CHECK(cgroup_create("joiner", abs, false, &j, &err) == 0);
+	}
+	memset(&r, 0, sizeof r);
+	r.present = true;
+	r.pids_limit.set = true;
+	r.pids_limit.v = 7;
+	if (j) {
+		CHECK(cgroup_apply(j, &r, &err) == 0);
+		CHECK_STREQ(slurp(pa, "pids.max"), "7");
+		CHECK(cgroup_destroy(j, &err) == 0);
+		CHECK(exists(pa));
+		cgroup_free(j);
+	}
+
+	CHECK(cgroup_destroy(a, &err) == 0);
+	CHECK(!exists(pa));
+	CHECK(exists(parent)); /* b still lives there */
+	CHECK(cgroup_destroy(b, &err) == 0);
+	/* b did not create the parent, so it leaves it; a tried while b was
+	 * there. The empty parent stays for reuse: remove what this test made
+	 * (rmdir of a cgroup still in use by someone else just fails) */
+	if (exists(parent)) {
+		const char *ctl[] = { "cpu", "cpuacct", "cpuset", "memory", "devices", "freezer", "blkio", "pids", "" };
+		for (size_t i = 0; i < sizeof ctl / sizeof *ctl; i++) {
+			const char *p = cgroup_path_for(b, ctl[i]);
+			char d[300];
+			if (!p)
+				continue;
+			snprintf(d, sizeof d, "%.*s", (int)(strrchr(p, '/') - p), p);
+			rmdir(d);
+		}
+	}
+out:
+	if (a)
+		cgroup_free(a);
+	if (b)
+		cgroup_free(b);
+}
+
 /* a failed create leaves no directory behind */
 TEST(failed_create_cleans_up)
 {
@@ -583,6 +646,7 @@ int main(void)
 	RUN(devices);
 	RUN(devices_bpf_live);
 	RUN(host_refusals);
+	RUN(shared_parent_and_join);
 	RUN(failed_create_cleans_up);
 	return unit_summary("test_cgroup_live");
 }

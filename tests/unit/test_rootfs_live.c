@@ -308,6 +308,19 @@ static void scen_standard(void)
 	snprintf(src, sizeof src, "%s/hostfile", tmp);
 	add_mount(c, "/etc/hostsfile", "bind", src, "bind,ro");
 	add_mount(c, "/tmp", "tmpfs", "tmpfs", "mode=1777,size=1m,noatime,nosymfollow");
+	add_mount(c, "/idm", "bind", "hostdata", "bind,idmap");
+	{
+		struct oci_mount *m = &c->mounts[c->n_mounts - 1];
+		m->uid_mappings = arena_alloc(c->arena, sizeof *m->uid_mappings);
+		m->gid_mappings = arena_alloc(c->arena, sizeof *m->gid_mappings);
+		*m->uid_mappings = (struct oci_idmap){ 0, 1000, 1 };
+		*m->gid_mappings = (struct oci_idmap){ 0, 2000, 1 };
+		m->n_uid_mappings = m->n_gid_mappings = 1;
+	}
+	add_mount(c, "/copyme", "tmpfs", "tmpfs", "tmpcopyup,mode=755");
+	add_mount(c, "/rdata2", "bind", "hostdata", "rbind");
+	add_mount(c, "/rdata2", "", NULL, "remount,bind,ro");
+	add_mount(c, "/shared", "bind", "hostdata", "rbind,rshared");
 	snprintf(src, sizeof src, "/mnt/evil/%s", escape_name);
 	add_mount(c, src, "tmpfs", "tmpfs", "size=1m");
 	snprintf(src, sizeof src, "/mnt/evil2/%s-2", escape_name);
@@ -379,6 +392,15 @@ static void scen_standard(void)
 	CHECK(mountinfo_line("/tmp", line, sizeof line) && strstr(line, "noatime") && strstr(line, "nosymfollow"));
 	CHECK(creat_fails("/newfile", EROFS));
 	CHECK(is_ro("/"));
+	CHECK(stat("/idm/marker", &st) == 0 && st.st_uid == 1000 && st.st_gid == 2000);
+	CHECK(stat("/data/marker", &st) == 0 && st.st_uid == 0);
+	CHECK(statfs("/copyme", &sf) == 0 && sf.f_type == TMPFS_MAGIC);
+	CHECK(slurp("/copyme/l", buf, sizeof buf) && strcmp(buf, "hello\n") == 0);
+	CHECK(lstat("/copyme/l", &st) == 0 && S_ISLNK(st.st_mode));
+	CHECK(stat("/copyme/sub", &st) == 0 && (st.st_mode & 07777) == 0710);
+	CHECK(!creat_fails("/copyme/new", EROFS));
+	CHECK(is_ro("/rdata2"));
+	CHECK(mountinfo_line("/shared", line, sizeof line) && strstr(line, "shared:"));
 	CHECK(stat("/proc/timer_list", &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3));
 	CHECK(slurp("/proc/timer_list", buf, sizeof buf) && buf[0] == '\0');
 	CHECK(statfs("/sys/firmware", &sf) == 0 && sf.f_type == TMPFS_MAGIC && is_ro("/sys/firmware"));
@@ -534,6 +556,11 @@ int main(void)
 	slurp("/proc/sys/kernel/core_pattern", core_before, sizeof core_before);
 
 	make_rootfs("std");
+	snprintf(path, sizeof path,
+		 "cd %s/std && mkdir -p copyme/sub && chmod 0710 copyme/sub && echo hello > copyme/sub/f && "
+		 "ln -s sub/f copyme/l",
+		 tmp);
+	CHECK(system(path) == 0);
 	xmkdir("%s/hostdata", tmp);
 	xmkdir("%s/hostdata/sub", tmp);
 	snprintf(path, sizeof path, "%s/hostdata/marker", tmp);
