@@ -74,6 +74,7 @@ int main(int argc, char **argv)
 	const struct command *c;
 	int opt, rc;
 
+	selfexec_original_path();
 	/* Hooks and sockets may close early; EPIPE is handled where it matters. */
 	signal(SIGPIPE, SIG_IGN);
 	while ((opt = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {

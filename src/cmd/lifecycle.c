@@ -20,6 +20,9 @@
 #include "linux/hooks.h"
 #include "linux/process.h"
 #include "linux/validate.h"
+#include "sandbox/egress_policy.h"
+#include "sandbox/sandbox.h"
+#include "util/selfexec.h"
 #include "linux/seccomp.h"
 #include "oci/state_json.h"
 #include "util/cleanup.h"
@@ -126,6 +129,69 @@ static int copy_config(const char *bundle, const char *dir, struct clasp_error *
 	return write_file_atomic(dir, "config.json", text, len, 0600, err);
 }
 
+/* clasp-egress lives beside the binary in the build tree and in
+ * LIBEXECDIR/clasp when installed. */
+static char *egress_hook_path(void)
+{
+	const char *self = selfexec_original_path();
+	char *p = NULL;
+	const char *slash = strrchr(self, '/');
+
+	if (slash && asprintf(&p, "%.*s/clasp-egress", (int)(slash - self), self) > 0 && access(p, X_OK) == 0)
+		return p;
+	free(p);
+	if (asprintf(&p, "%s/clasp-egress", CLASP_LIBEXECDIR) < 0)
+		abort();
+	return p;
+}
+
+/* Running containers of this root, for the Kubernetes netns-join check. */
+static void list_peers(const char *root, const char *self_id, struct sandbox_peer **out, size_t *n,
+		       char ***dirs_out)
+{
+	char **ids = NULL;
+	size_t k = 0, i, cnt = 0;
+	struct clasp_error e;
+	struct sandbox_peer *peers;
+	char **dirs;
+
+	*out = NULL;
+	*n = 0;
+	*dirs_out = NULL;
+	if (state_list_ids(root, &ids, &cnt, &e) < 0)
+		return;
+	peers = calloc(cnt + 1, sizeof *peers);
+	dirs = calloc(cnt + 1, sizeof *dirs);
+	for (i = 0; i < cnt; i++) {
+		struct container_state st;
+		if (strcmp(ids[i], self_id) != 0 && state_read(root, ids[i], &st, &e) == 0) {
+			if (proc_is_same(st.pid, st.start_time)) {
+				dirs[k] = state_dir(root, ids[i]);
+				peers[k].pid = st.pid;
+				peers[k].state_dir = dirs[k];
+				k++;
+			}
+			state_clear(&st);
+		}
+		free(ids[i]);
+	}
+	free(ids);
+	*out = peers;
+	*n = k;
+	*dirs_out = dirs;
+}
+
+static void print_conflict(const char *path, const char *saved_as, void *opaque)
+{
+	(void)opaque;
+	if (saved_as)
+		log_warn("write-back conflict: %s changed on the host during the run; kept the host's version, the container's is saved as %s",
+			 path, saved_as);
+	else
+		log_warn("write-back conflict: %s changed on the host during the run and was deleted in the container; kept the host's version",
+			 path);
+}
+
 /* systemd socket activation (sd_listen_fds): fds meant for us are passed on
  * to the container's process, which becomes their LISTEN_PID 1, as runc does. */
 static void listen_fds_passthrough(struct oci_config *cfg, int *preserve_fds)
@@ -165,7 +231,9 @@ int lc_create(struct global_opts *g, const struct create_req *req, struct create
 	struct linux_container c = {.pid = 0, .pidfd = -1, .pty_master = -1, .seccomp_fd = -1};
 	struct container_state st = {0};
 	char created[64], owner_buf[16];
-	bool reserved = false;
+	bool reserved = false, prepared = false;
+	struct sandbox_plan *plan = NULL;
+	_cleanup_free_ char *hook = NULL;
 	int preserve_fds = req->preserve_fds;
 	int r = -1;
 
@@ -177,9 +245,16 @@ int lc_create(struct global_opts *g, const struct create_req *req, struct create
 		return -1;
 	if (oci_config_load(bundle, &cfg, err) < 0)
 		return -1;
-	rootfs = resolve_rootfs(bundle, cfg->root_path, err);
-	if (!rootfs)
-		goto out;
+	dir = state_dir(g->root, req->id);
+	hook = egress_hook_path();
+	{
+		struct sandbox_ctx ctx = {.id = req->id, .bundle = bundle, .state_dir = dir,
+					  .egress_hook = hook, .rootless = geteuid() != 0};
+		/* Annotations become plain OCI changes before anything else
+		 * looks at the config. */
+		if (sandbox_rewrite(cfg, &ctx, &plan, err) < 0)
+			goto out;
+	}
 	if (!cfg->process) {
 		clasp_error_set(err, 0, "config.json: .process: required field missing");
 		goto out;
@@ -192,8 +267,28 @@ int lc_create(struct global_opts *g, const struct create_req *req, struct create
 	if (state_reserve(g->root, req->id, &lock, err) < 0)
 		goto out;
 	reserved = true;
-	dir = state_dir(g->root, req->id);
 	if (copy_config(bundle, dir, err) < 0)
+		goto out;
+	if (plan) {
+		struct sandbox_peer *peers;
+		char **pdirs;
+		size_t np, i;
+		int rc;
+
+		list_peers(g->root, req->id, &peers, &np, &pdirs);
+		rc = sandbox_check_netns_join(plan, peers, np, err);
+		for (i = 0; i < np; i++)
+			free(pdirs[i]);
+		free(pdirs);
+		free(peers);
+		if (rc < 0)
+			goto out;
+		if (sandbox_prepare(plan, err) < 0)
+			goto out;
+		prepared = true;
+	}
+	rootfs = resolve_rootfs(bundle, cfg->root_path, err);
+	if (!rootfs)
 		goto out;
 	if (cfg->linux_.seccomp) {
 		if (asprintf(&cache, "%s/.seccomp-cache", g->root) < 0)
@@ -282,6 +377,11 @@ out:
 		}
 		if (reserved) {
 			struct clasp_error e2;
+			/* A proxy started by the prestart hook must not outlive us. */
+			if (egress_proxy_stop(dir, 2000, &e2) < 0)
+				log_warn("%s", e2.msg);
+			if (prepared && sandbox_undo_prepare(dir, &e2) < 0)
+				log_warn("%s", e2.msg);
 			state_remove(g->root, req->id, &e2);
 		}
 	}
@@ -295,6 +395,7 @@ out:
 		cgroup_free(cg);
 	if (sc)
 		seccomp_prog_free(sc);
+	sandbox_plan_free(plan);
 	oci_config_free(cfg);
 	return r;
 }
@@ -523,6 +624,19 @@ int lc_delete(struct global_opts *g, const char *id, bool force, struct clasp_er
 		struct clasp_error e2;
 		if (cgroup_destroy(cg, &e2) < 0)
 			log_warn("%s", e2.msg);
+	}
+	{
+		_cleanup_free_ char *dir = state_dir(g->root, id);
+		struct clasp_error e2;
+
+		if (egress_proxy_stop(dir, 2000, &e2) < 0)
+			log_warn("%s", e2.msg);
+		/* Copy realization writes back exactly once; if that fails the
+		 * state stays, so that the next delete resumes it. */
+		if (sandbox_finish(dir, print_conflict, NULL, err) < 0) {
+			clasp_error_prefix(err, "write back the workspace copy (run delete again to resume)");
+			goto out;
+		}
 	}
 	if (lc_load_config(g->root, id, &cfg, err) == 0)
 		run_poststop(cfg, id, st.pid, st.bundle);

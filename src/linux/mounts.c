@@ -256,6 +256,8 @@ static int idmap_userns(struct mount_ctx *ctx, const struct oci_mount *m, struct
 		char self[32] = "";
 		char c;
 
+		close(ready[0]);
+		close(hold[1]);
 		/* /proc here may belong to an ancestor pid namespace: the
 		 * helper names itself as that /proc knows it. */
 		if (readlink("/proc/self", self, sizeof self - 1) < 0 || unshare(CLONE_NEWUSER) < 0)

@@ -38,8 +38,16 @@ int rootfs_setup(const struct oci_config *cfg, const struct rootfs_opts *o, stru
 	_cleanup_close_ int target = -1;
 	unsigned long prop = cfg->linux_.rootfs_propagation == OCI_PROP_PRIVATE ? MS_PRIVATE : MS_SLAVE;
 
+	struct stat st_root, st_host;
+
 	if (!o->rootfs || o->rootfs[0] != '/')
 		return clasp_error_set(err, EINVAL, "rootfs path must be absolute");
+	/* The host's own "/" cannot be pivoted into (the sandbox layer turns
+	 * such bundles into a view of bind mounts instead). */
+	if (stat(o->rootfs, &st_root) < 0)
+		return clasp_error_set(err, errno, "rootfs \"%s\"", o->rootfs);
+	if (stat("/", &st_host) == 0 && st_root.st_dev == st_host.st_dev && st_root.st_ino == st_host.st_ino)
+		return clasp_error_set(err, EINVAL, "rootfs \"%s\" is the host's /", o->rootfs);
 	/* Nothing mounted from here on may reach the host's mount table. A
 	 * shared or unbindable rootfsPropagation is only applied after pivot
 	 * (rootfs_finalize): shared now would make the host see our mounts, and

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,6 +25,23 @@ static int already_sealed(void)
 		return 0;
 	seals = fcntl(fd, F_GET_SEALS);
 	return seals >= 0 && (seals & SEALS) == SEALS;
+}
+
+static char original_exe[4096];
+
+const char *selfexec_original_path(void)
+{
+	if (!original_exe[0]) {
+		const char *e = getenv("_CLASP_EXE");
+		ssize_t n;
+		if (e && *e) {
+			snprintf(original_exe, sizeof original_exe, "%s", e);
+		} else if ((n = readlink("/proc/self/exe", original_exe, sizeof original_exe - 1)) > 0) {
+			original_exe[n] = '\0';
+		}
+		unsetenv("_CLASP_EXE");
+	}
+	return original_exe;
 }
 
 int selfexec_sealed(int argc, char **argv)
@@ -53,6 +71,16 @@ int selfexec_sealed(int argc, char **argv)
 	if (fcntl(mfd, F_ADD_SEALS, SEALS) < 0) {
 		close(mfd);
 		return -1;
+	}
+	/* The copy has no directory; remember where the real binary lives so
+	 * that hooks installed beside it (clasp-egress) can still be found. */
+	{
+		char path[4096];
+		ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+		if (n > 0) {
+			path[n] = '\0';
+			setenv("_CLASP_EXE", path, 1);
+		}
 	}
 	fexecve(mfd, argv, environ);
 	close(mfd);

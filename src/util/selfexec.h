@@ -8,3 +8,7 @@
 /* Re-executes from a sealed copy unless already running from one; returns
  * only on failure (errno set) or when already sealed (0). */
 int selfexec_sealed(int argc, char **argv);
+
+/* Path of the runtime's binary on the host (not the sealed copy). Call early
+ * in main: it also clears the variable that carries it across the re-exec. */
+const char *selfexec_original_path(void);

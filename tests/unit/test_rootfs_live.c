@@ -224,7 +224,7 @@ static void run(const struct scenario *s)
 		char c;
 		pid_t inner;
 
-		alarm(60);
+		alarm(40);
 		close(res[0]);
 		if (unshare(CLONE_NEWNS | CLONE_NEWPID | s->flags | (s->userns ? CLONE_NEWUSER : 0)) < 0) {
 			perror("unshare");
@@ -236,6 +236,7 @@ static void run(const struct scenario *s)
 			_exit(2);
 		inner = fork();
 		if (inner == 0) {
+			alarm(30);
 			unit_passed = unit_failed = 0;
 			unit_current = s->name;
 			safepath_force_walk(s->walk);
@@ -536,6 +537,49 @@ static void scen_userns(void)
 	CHECK(creat_fails("/x", EROFS));
 }
 
+
+/* ---- scenario 6: a directory on the mount path is swapped with a symlink
+ * to "/" while mounts are made (CVE-2021-30465 class) ---- */
+
+static void scen_race(void)
+{
+	struct oci_config *c = cfg_new();
+	char root[256], a[512], l[512], dest[512], line[1024];
+	struct rootfs_opts o = { .rootfs = root, .bundle = tmp };
+	struct mount_ctx ctx = { .cfg = c, .o = &o };
+	int ok = 0, refused = 0;
+	pid_t swapper;
+
+	snprintf(root, sizeof root, "%s/std", tmp);
+	CHECK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0);
+	ctx.rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	snprintf(a, sizeof a, "%s/race/a", root);
+	snprintf(l, sizeof l, "%s/race/l", root);
+	swapper = fork();
+	if (swapper == 0) {
+		alarm(20);
+		for (;;)
+			renameat2(AT_FDCWD, a, AT_FDCWD, l, RENAME_EXCHANGE);
+	}
+	snprintf(dest, sizeof dest, "/race/a/%s-race", escape_name);
+	add_mount(c, dest, "tmpfs", "tmpfs", "size=64k");
+	for (int i = 0; i < 300; i++) {
+		struct clasp_error e = { 0 };
+		if (mount_apply_one(&ctx, &c->mounts[0], &e) == 0)
+			ok++;
+		else
+			refused++;
+	}
+	kill(swapper, SIGKILL);
+	waitpid(swapper, NULL, 0);
+	fprintf(stderr, "  race: %d mounted inside, %d refused\n", ok, refused);
+	CHECK(ok + refused == 300);
+	snprintf(dest, sizeof dest, "/%s-race", escape_name);
+	CHECK(!mountinfo_line(dest, line, sizeof line));
+	CHECK(ok > 0);
+	close(ctx.rootfd);
+}
+
 int main(void)
 {
 	struct stat null_before, null_after;
@@ -546,7 +590,7 @@ int main(void)
 		printf("rootfs_live: skipped (needs root and /bin/busybox)\n");
 		return unit_summary("rootfs_live");
 	}
-	alarm(300);
+	alarm(110);
 	snprintf(tmp, sizeof tmp, "/tmp/clasp-rootfs-XXXXXX");
 	if (!mkdtemp(tmp))
 		return 2;
@@ -572,6 +616,11 @@ int main(void)
 	snprintf(path, sizeof path, "%s/std/mnt/evil2", tmp);
 	CHECK(symlink("../../../../../../..", path) == 0);
 
+	xmkdir("%s/std/race", tmp);
+	xmkdir("%s/std/race/a", tmp);
+	snprintf(path, sizeof path, "%s/std/race/l", tmp);
+	CHECK(symlink("/", path) == 0);
+
 	make_rootfs("evil");
 	xmkdir("%s/bait", tmp);
 	snprintf(path, sizeof path, "%s/evil/dev", tmp);
@@ -596,6 +645,8 @@ int main(void)
 		{ "devnull_symlink_nodev", 0, false, scen_devnull_symlink_nodev, false },
 		{ "no_pivot", CLONE_NEWIPC, false, scen_no_pivot, false },
 		{ "userns", CLONE_NEWIPC, true, scen_userns, false },
+		{ "race", 0, false, scen_race, false },
+		{ "race_walk", 0, false, scen_race, true },
 	};
 	for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
 		unit_current = scenarios[i].name;
@@ -607,6 +658,8 @@ int main(void)
 	snprintf(path, sizeof path, "/%s", escape_name);
 	CHECK(lstat(path, &st) < 0 && errno == ENOENT);
 	snprintf(path, sizeof path, "/%s-2", escape_name);
+	CHECK(lstat(path, &st) < 0 && errno == ENOENT);
+	snprintf(path, sizeof path, "/%s-race", escape_name);
 	CHECK(lstat(path, &st) < 0 && errno == ENOENT);
 	snprintf(path, sizeof path, "%s/bait/null", tmp);
 	CHECK(lstat(path, &st) < 0);
