@@ -8,7 +8,7 @@ what=${1:-test}
 pkgs="gcc make pkg-config libyajl-dev libseccomp-dev libcap-dev"
 case "$what" in
 test) pkgs="$pkgs bats busybox-static jq curl iproute2 util-linux clang procps" ;;
-demo) pkgs="$pkgs busybox-static" ;;
+demo) pkgs="$pkgs busybox-static jq" ;;
 esac
 
 missing=""

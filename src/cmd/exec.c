@@ -419,6 +419,7 @@ static int do_exec(struct global_opts *g, struct exec_flags *f, int argc, char *
 	struct linux_exec_proc pr = {.pid = 0, .pidfd = -1, .pty_master = -1, .seccomp_fd = -1};
 	struct termios saved;
 	bool have_state = false, raw = false, spawned = false;
+	const char *status;
 	sigset_t set;
 	int r = -1, sfd = -1;
 
@@ -431,8 +432,15 @@ static int do_exec(struct global_opts *g, struct exec_flags *f, int argc, char *
 	if (state_read(g->root, id, &st, err) < 0)
 		return -1;
 	have_state = true;
-	if (check_status(lc_status(&st, g->root), f->ignore_paused, err) < 0)
+	status = lc_status(&st, g->root);
+	if (check_status(status, f->ignore_paused, err) < 0)
 		goto out;
+	/* A child cloned into a frozen cgroup holds a copy of the lock until it
+	 * runs; keeping the lock would block the very `resume` it waits for. */
+	if (strcmp(status, "paused") == 0) {
+		close(lock);
+		lock = -1;
+	}
 	if (lc_load_config(g->root, id, &cfg, err) < 0)
 		goto out;
 	if (build_process(cfg, f, argc, argv, idx, &proc, err) < 0)
@@ -470,7 +478,8 @@ static int do_exec(struct global_opts *g, struct exec_flags *f, int argc, char *
 	}
 	spawned = true;
 	/* The process runs: concurrent execs, kill and delete may go on. */
-	close(lock);
+	if (lock >= 0)
+		close(lock);
 	lock = -1;
 	if (f->pid_file && write_pid_file(f->pid_file, pr.pid, err) < 0)
 		goto out;

@@ -82,6 +82,7 @@ EOF
 # start_agent SOCKET CONNECTIONS [KIND]: AGENT_OUT gets one line per connection.
 start_agent() {
 	local sock=$1 n=$2 kind=${3:-stream} i
+	command -v python3 >/dev/null || skip "python3 is needed for the recording seccomp agent"
 	AGENT_OUT=$BATS_TEST_TMPDIR/agent.out
 	agent_source >"$BATS_TEST_TMPDIR/agent.py"
 	: >"$AGENT_OUT"

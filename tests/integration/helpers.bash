@@ -112,13 +112,14 @@ setup() { common_setup; }
 
 common_teardown() {
 	local id leftover
-	for id in $(cat "$IDS_FILE" 2>/dev/null) $(ls -A "$CT_ROOT" 2>/dev/null); do
+	for id in $(cat "$IDS_FILE" 2>/dev/null) $(ls "$CT_ROOT" 2>/dev/null); do
 		timeout "$RT_TIMEOUT" "$RUNTIME" --root "$CT_ROOT" delete --force "$id" >/dev/null 2>&1 || true
 	done
 	for id in $(cat "$IDS_FILE" 2>/dev/null); do
 		timeout "$RT_TIMEOUT" "$RUNTIME" --root "$CT_ROOT" delete --force "$id" >/dev/null 2>&1 || true
 	done
-	leftover=$(ls -A "$CT_ROOT" 2>/dev/null || true)
+	# Dot entries are the runtime's shared caches (.seccomp-cache), not containers.
+	leftover=$(ls "$CT_ROOT" 2>/dev/null || true)
 	if [ -n "$leftover" ]; then
 		echo "teardown: state left behind in $CT_ROOT: $leftover" >&2
 		rm -rf "${CT_ROOT:?}"/*
@@ -313,15 +314,14 @@ assert_no_trace() {
 	}
 }
 
-# status_field FILE FIELD: the hex value of a /proc/*/status field from captured output.
+# hex_mask CAP_NUMBER...: the 16-digit hex mask /proc/self/status prints for those capabilities.
 hex_mask() {
-	# hex_mask CAP_NUMBER...: the 16-digit hex mask /proc/self/status prints for those capabilities.
 	local m=0 c
 	for c in "$@"; do m=$((m | (1 << c))); done
 	printf '%016x\n' "$m"
 }
 
-# cap_number NAME: capability number from its name, via the kernel-independent table below.
+# cap_number NAME: a capability's number from its name (CAP_ prefix optional).
 cap_number() {
 	local names=(CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP
 		LINUX_IMMUTABLE NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK IPC_OWNER SYS_MODULE
@@ -345,7 +345,7 @@ host_has_cap() {
 	(((0x$bnd >> $1) & 1))
 }
 
-# ns_inode TYPE: the host's /proc/self/ns/TYPE link text, e.g. "pid:[4026531836]".
+# ns_host TYPE: the host's /proc/self/ns/TYPE link text, e.g. "pid:[4026531836]".
 ns_host() {
 	readlink "/proc/self/ns/$1"
 }

