@@ -164,24 +164,35 @@ static bool setgroups_is_denied(void)
 	return fd >= 0 && read(fd, buf, sizeof buf - 1) > 0 && strncmp(buf, "deny", 4) == 0;
 }
 
-/* Close every fd from `first` up, except `keep`: none of the runtime's fds
- * (state lock, pidfd, namespace and root fds, log) may reach the container,
- * not even for the few syscalls before execve (CVE-2024-21626). */
-static void close_fds_from(unsigned first, int keep)
+/* Close every fd from `first` up except those in keep[] (sorted here): none
+ * of the runtime's fds (state lock, log, console socket, cgroup dirs, and
+ * later the pidfd, namespace and root fds) may reach the container, not even
+ * for the few syscalls before execve (CVE-2024-21626). */
+static void close_fds_except(unsigned first, int *keep, size_t n)
 {
-	unsigned k = keep >= 0 ? (unsigned)keep : 0;
+	unsigned lo = first;
+	size_t i, j;
 
-	if (keep >= 0 && k >= first) {
-		if ((k == first || syscall(SYS_close_range, first, k - 1, 0) == 0) &&
-		    syscall(SYS_close_range, k + 1, ~0U, 0) == 0)
-			return;
-	} else if (syscall(SYS_close_range, first, ~0U, 0) == 0) {
-		return;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int tmp = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = tmp;
+		}
+	for (i = 0; i <= n; i++) {
+		unsigned hi = i < n ? (unsigned)keep[i] : ~0U;
+
+		if (i < n && (keep[i] < 0 || (unsigned)keep[i] < lo))
+			continue;
+		if (hi > lo && syscall(SYS_close_range, lo, hi - 1, 0) < 0) {
+			/* Before 5.9: all of them are O_CLOEXEC at least. */
+			unsigned fd;
+			for (fd = lo; fd < hi && fd < 65536; fd++)
+				close((int)fd);
+		}
+		if (i < n)
+			lo = (unsigned)keep[i] + 1;
 	}
-	/* Before 5.9: the fds are all O_CLOEXEC at least; close what we can see. */
-	for (unsigned fd = first; fd < 4096; fd++)
-		if ((int)fd != keep)
-			close((int)fd);
 }
 
 static int setup_tty(const struct oci_process *p, int sync, struct clasp_error *err)
@@ -271,6 +282,7 @@ static __attribute__((noreturn)) void exec_child(const struct linux_exec_opts *o
 	bool setgroups_denied = false;
 	char *exe = NULL;
 	int notify_fd = -1;
+	unsigned first = 3 + (unsigned)(o->preserve_fds > 0 ? o->preserve_fds : 0);
 	sigset_t none;
 
 	/* The runtime blocks the signals it forwards and ignores SIGPIPE. */
@@ -278,6 +290,20 @@ static __attribute__((noreturn)) void exec_child(const struct linux_exec_opts *o
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Not ptrace-able nor readable through /proc by the container while we
+	 * still hold runtime fds (CVE-2016-9962); execve makes us dumpable again. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	{
+		int keep[N_NS + 3];
+		size_t n = 0, i;
+
+		keep[n++] = sync;
+		keep[n++] = t->pidfd;
+		keep[n++] = t->rootfd;
+		for (i = 0; i < N_NS; i++)
+			keep[n++] = t->fds[i];
+		close_fds_except(first, keep, n);
+	}
 	if (sync_recv(sync, SYNC_GO, NULL, &err) < 0)
 		_exit(1);
 	if (join_namespaces(t, &err) < 0)
@@ -296,14 +322,14 @@ static __attribute__((noreturn)) void exec_child(const struct linux_exec_opts *o
 		child_fail(sync, &err);
 	}
 	target_close(t);
-	close_fds_from(3 + (unsigned)(o->preserve_fds > 0 ? o->preserve_fds : 0), sync);
+	close_fds_except(first, &sync, 1);
 	if (p->terminal && setup_tty(p, sync, &err) < 0)
 		child_fail(sync, &err);
 	if (process_chdir(p->cwd ? p->cwd : "/", &err) < 0)
 		child_fail(sync, &err);
 	if (process_find_executable(p, &exe, &err) < 0)
 		child_fail(sync, &err);
-	if (process_set_rlimits(p, &err) < 0 || process_set_oom_score_adj(p, &err) < 0 ||
+	if (process_set_rlimits(p, &err) < 0 ||
 	    process_set_personality(&o->cfg->linux_, &err) < 0 || process_set_scheduler(p, &err) < 0 ||
 	    process_set_io_priority(p, &err) < 0)
 		child_fail(sync, &err);
@@ -406,6 +432,26 @@ static void reap(struct linux_exec_proc *out)
 	out->pid = 0;
 }
 
+/* From the parent: the non-dumpable child's /proc files belong to the host's
+ * root, which a child in a user namespace cannot write. */
+static int set_oom_score_adj(const struct oci_process *p, pid_t pid, struct clasp_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	char path[64], buf[32];
+	int n;
+
+	if (!p->oom_score_adj.set)
+		return 0;
+	snprintf(path, sizeof path, "/proc/%d/oom_score_adj", (int)pid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return clasp_error_set(err, errno, "process.oomScoreAdj: open %s", path);
+	n = snprintf(buf, sizeof buf, "%lld", (long long)p->oom_score_adj.v);
+	if (write(fd, buf, (size_t)n) != n)
+		return clasp_error_set(err, errno, "process.oomScoreAdj: write %lld", (long long)p->oom_score_adj.v);
+	return 0;
+}
+
 static int join_pid_ns(const struct target *t, int *saved, struct clasp_error *err)
 {
 	*saved = -1;
@@ -483,6 +529,8 @@ int linux_exec_spawn(const struct linux_exec_opts *o, struct linux_exec_proc *ou
 	sv[1] = -1;
 	target_close(&t);
 	if (o->cgroup && cgfd < 0 && cgroup_enter(o->cgroup, out->pid, err) < 0)
+		goto fail;
+	if (set_oom_score_adj(o->proc, out->pid, err) < 0)
 		goto fail;
 	if (sync_send(sv[0], SYNC_GO, -1, err) < 0)
 		goto fail;
