@@ -20,6 +20,7 @@
 #include "linux/hooks.h"
 #include "linux/init.h"
 #include "linux/namespaces.h"
+#include "linux/process.h"
 #include "linux/sync.h"
 #include "oci/state_json.h"
 #include "util/cleanup.h"
@@ -326,6 +327,10 @@ int linux_container_spawn(const struct linux_create_opts *o, struct linux_contai
 	if ((flags & CLONE_NEWUSER) && ns_write_id_maps(out->pid, &cfg->linux_, &setgroups_denied, err) < 0)
 		goto fail;
 	if (o->cgroup && (cgfd < 0 || user_path) && cgroup_enter(o->cgroup, out->pid, err) < 0)
+		goto fail;
+	/* From the parent, as runc does: inside a user namespace the init
+	 * cannot write its own /proc files. */
+	if (cfg->process && process_write_oom_score_adj(cfg->process, out->pid, err) < 0)
 		goto fail;
 	if (sync_send_val(sv[0], SYNC_GO, out->pid, -1, err) < 0)
 		goto fail;

@@ -432,26 +432,6 @@ static void reap(struct linux_exec_proc *out)
 	out->pid = 0;
 }
 
-/* From the parent: the non-dumpable child's /proc files belong to the host's
- * root, which a child in a user namespace cannot write. */
-static int set_oom_score_adj(const struct oci_process *p, pid_t pid, struct clasp_error *err)
-{
-	_cleanup_close_ int fd = -1;
-	char path[64], buf[32];
-	int n;
-
-	if (!p->oom_score_adj.set)
-		return 0;
-	snprintf(path, sizeof path, "/proc/%d/oom_score_adj", (int)pid);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return clasp_error_set(err, errno, "process.oomScoreAdj: open %s", path);
-	n = snprintf(buf, sizeof buf, "%lld", (long long)p->oom_score_adj.v);
-	if (write(fd, buf, (size_t)n) != n)
-		return clasp_error_set(err, errno, "process.oomScoreAdj: write %lld", (long long)p->oom_score_adj.v);
-	return 0;
-}
-
 static int join_pid_ns(const struct target *t, int *saved, struct clasp_error *err)
 {
 	*saved = -1;
@@ -530,7 +510,7 @@ int linux_exec_spawn(const struct linux_exec_opts *o, struct linux_exec_proc *ou
 	target_close(&t);
 	if (o->cgroup && cgfd < 0 && cgroup_enter(o->cgroup, out->pid, err) < 0)
 		goto fail;
-	if (set_oom_score_adj(o->proc, out->pid, err) < 0)
+	if (process_write_oom_score_adj(o->proc, out->pid, err) < 0)
 		goto fail;
 	if (sync_send(sv[0], SYNC_GO, -1, err) < 0)
 		goto fail;

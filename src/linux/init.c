@@ -292,7 +292,7 @@ void init_main(const struct init_args *a)
 		fail(a->sync, &err);
 	if (process_chdir(p->cwd, &err) < 0)
 		fail(a->sync, &err);
-	if (process_set_rlimits(p, &err) < 0 || process_set_oom_score_adj(p, &err) < 0 ||
+	if (process_set_rlimits(p, &err) < 0 ||
 	    process_set_personality(&cfg->linux_, &err) < 0 || process_set_scheduler(p, &err) < 0 ||
 	    process_set_io_priority(p, &err) < 0)
 		fail(a->sync, &err);

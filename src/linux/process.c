@@ -76,21 +76,21 @@ int process_set_rlimits(const struct oci_process *p, struct clasp_error *err)
 	return 0;
 }
 
-int process_set_oom_score_adj(const struct oci_process *p, struct clasp_error *err)
+int process_write_oom_score_adj(const struct oci_process *p, pid_t pid, struct clasp_error *err)
 {
-	char buf[32];
 	_cleanup_close_ int fd = -1;
+	char path[64], buf[32];
 	int n;
 
 	if (!p->oom_score_adj.set)
 		return 0;
-	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	snprintf(path, sizeof path, "/proc/%d/oom_score_adj", (int)pid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return clasp_error_set(err, errno, "process.oomScoreAdj: open /proc/self/oom_score_adj");
+		return clasp_error_set(err, errno, "process.oomScoreAdj: open %s", path);
 	n = snprintf(buf, sizeof buf, "%lld", (long long)p->oom_score_adj.v);
-	if (write(fd, buf, (size_t)n) < 0)
-		return clasp_error_set(err, errno, "process.oomScoreAdj: write %lld",
-				       (long long)p->oom_score_adj.v);
+	if (write(fd, buf, (size_t)n) != n)
+		return clasp_error_set(err, errno, "process.oomScoreAdj: write %lld", (long long)p->oom_score_adj.v);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
  * no_new_privs, and the seccomp filter as late as the profile allows. */
 #pragma once
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "oci/config.h"
 
@@ -13,7 +14,9 @@ struct seccomp_prog;
 void process_check_capabilities(const struct oci_process *p);
 
 int process_set_rlimits(const struct oci_process *p, struct clasp_error *err);
-int process_set_oom_score_adj(const struct oci_process *p, struct clasp_error *err);
+/* From the parent, as runc does: a child in a user namespace, or one made
+ * non-dumpable, cannot write its own /proc files. */
+int process_write_oom_score_adj(const struct oci_process *p, pid_t pid, struct clasp_error *err);
 int process_set_personality(const struct oci_linux *l, struct clasp_error *err);
 int process_set_scheduler(const struct oci_process *p, struct clasp_error *err);
 int process_set_io_priority(const struct oci_process *p, struct clasp_error *err);

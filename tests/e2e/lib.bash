@@ -1,0 +1,103 @@
+# lib.bash: helpers shared by the e2e suites (podman.bats, containerd.bats).
+#
+# The suites drive the real clients against build/clasp. E2E_RUNTIME=runc (or crun) runs the very
+# same scenarios with that runtime instead, to tell a clasp bug from a limit of this machine;
+# the scenarios that only clasp can pass (its annotations, its messages) are skipped then.
+
+E2E_REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+E2E_RUNTIME=${E2E_RUNTIME:-clasp}
+
+# The runtime under test: build/clasp, or the named runtime from PATH.
+e2e_runtime_path() {
+  case "$E2E_RUNTIME" in
+    clasp) echo "$E2E_REPO/build/clasp" ;;
+    *) command -v "$E2E_RUNTIME" ;;
+  esac
+}
+
+# clasp_only: for scenarios about clasp's own features (annotations, its error texts).
+clasp_only() {
+  [ "$E2E_RUNTIME" = clasp ] || skip "clasp-only scenario (E2E_RUNTIME=$E2E_RUNTIME)"
+}
+
+# e2e_require CMD PACKAGE: make sure CMD exists, installing Debian's PACKAGE with apt-get when it
+# is missing; skip the whole file (call it from setup_file) only when the package cannot be had.
+e2e_require() {
+  local cmd=$1 pkg=$2 out
+  command -v "$cmd" >/dev/null 2>&1 && return 0
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    out=$(DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y "$pkg" 2>&1) ||
+      out=$( (DEBIAN_FRONTEND=noninteractive timeout 300 apt-get update &&
+              DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y "$pkg") 2>&1)
+  fi
+  command -v "$cmd" >/dev/null 2>&1 && return 0
+  skip "$pkg is not installed and could not be installed (apt-get install -y $pkg: $(printf '%s' "$out" | tail -n1))"
+}
+
+# e2e_require_clasp: the suites test the built binary; build it once if needed.
+e2e_require_clasp() {
+  [ "$E2E_RUNTIME" = clasp ] || { e2e_runtime_path >/dev/null || skip "$E2E_RUNTIME not found"; return 0; }
+  [ -x "$E2E_REPO/build/clasp" ] || make -C "$E2E_REPO" build/clasp >/dev/null
+  [ -x "$E2E_REPO/build/clasp" ] || { echo "build/clasp could not be built" >&2; return 1; }
+}
+
+# make_recording_runtime DIR REAL LOG: write DIR/clasp, a wrapper that appends each call's argv
+# (and the JSON it reads on stdin for `update --resources -`) to LOG, then runs REAL with the same
+# arguments. It is named clasp because podman only passes --log-format=json to runtimes whose
+# basename containers.conf lists in runtime_supports_json.
+make_recording_runtime() {
+  local dir=$1 real=$2 log=$3
+  mkdir -p "$dir"
+  cat >"$dir/clasp" <<EOF
+#!/bin/sh
+log='$log' real='$real'
+printf '%s' "\$*" >>"\$log"; echo >>"\$log"
+prev=
+for a in "\$@"; do
+  if [ "\$a" = --resources=- ] || { [ "\$prev" = --resources ] && [ "\$a" = - ]; }; then
+    in=\$(cat); printf '  stdin: %s\n' "\$in" >>"\$log"
+    printf '%s' "\$in" | exec "\$real" "\$@"
+  fi
+  prev=\$a
+done
+exec "\$real" "\$@"
+EOF
+  chmod 0755 "$dir/clasp"
+}
+
+# in_tty CMD...: run CMD with a pseudo-terminal as its stdin/stdout (script(1)), returning its
+# status. The output has CRLF line ends; strip_cr removes them.
+in_tty() {
+  local cmd="" a
+  for a in "$@"; do cmd+=" $(printf '%q' "$a")"; done
+  script -qefc "$cmd" /dev/null </dev/null
+}
+strip_cr() { tr -d '\r'; }
+
+# wait_until TIMEOUT_SECONDS CMD...: poll CMD every 0.1s until it succeeds.
+wait_until() {
+  local limit=$(( $1 * 10 )) i=0
+  shift
+  until "$@" >/dev/null 2>&1; do
+    i=$((i + 1))
+    [ "$i" -ge "$limit" ] && return 1
+    sleep 0.1
+  done
+}
+
+# umount_under DIR: unmount whatever is still mounted below DIR (our own mounts only), deepest first.
+umount_under() {
+  local dir=$1 m
+  for m in $(awk -v d="$dir" 'index($5, d) == 1 { print $5 }' /proc/self/mountinfo | sort -r); do
+    umount -l "$m" 2>/dev/null || true
+  done
+}
+
+# rmdir_empty_cgroups NAME: remove the empty cgroup directories called NAME that a client created
+# below the cgroup roots (podman's libpod_parent), leaving anything that still has members.
+rmdir_empty_cgroups() {
+  local d
+  for d in /sys/fs/cgroup/"$1" /sys/fs/cgroup/*/"$1"; do
+    [ -d "$d" ] && rmdir "$d" 2>/dev/null || true
+  done
+}

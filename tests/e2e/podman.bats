@@ -1,0 +1,331 @@
+#!/usr/bin/env bats
+# podman.bats: Debian's podman (4.3, through conmon) with clasp as its OCI runtime, as a user runs it.
+# Private --root/--runroot/--tmpdir under BATS_FILE_TMPDIR, the cgroupfs cgroup manager, no network,
+# a local image built from busybox-static (images.sh). E2E_RUNTIME=runc runs the same scenarios
+# with runc for comparison.
+
+load lib
+bats_require_minimum_version 1.5.0
+
+BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-90}
+IMG=localhost/clasp-e2e/busybox:latest
+
+pm() {
+  timeout 60 podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" --tmpdir "$PM_DIR/tmp" \
+    --storage-driver overlay --cgroup-manager cgroupfs --events-backend file \
+    --runtime "$PM_RUNTIME" "$@"
+}
+
+# prun ARGS...: a throwaway container on no network.
+prun() { pm run --rm --network none "$@"; }
+
+setup_file() {
+  e2e_require podman podman
+  e2e_require conmon conmon
+  e2e_require_clasp
+  export PM_DIR="$BATS_FILE_TMPDIR/pm"
+  mkdir -p "$PM_DIR/bin" "$PM_DIR/tmp"
+  # The runtime is reached through the recording wrapper (named clasp for runtime_supports_json),
+  # so that the last test can check what podman sent.
+  export PM_CALLS="$PM_DIR/calls.log"
+  : >"$PM_CALLS"
+  make_recording_runtime "$PM_DIR/bin" "$(e2e_runtime_path)" "$PM_CALLS"
+  export PM_RUNTIME="$PM_DIR/bin/clasp"
+  # default_ulimits: this machine has no CAP_SYS_RESOURCE, so podman's default nofile/nproc
+  # (above the hard limits) could not be granted; ask for what is allowed.
+  export CONTAINERS_CONF="$PM_DIR/containers.conf"
+  cat >"$CONTAINERS_CONF" <<EOF
+[containers]
+default_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]
+[engine]
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+runtime_supports_json = ["clasp", "runc", "crun"]
+EOF
+  local tar
+  tar=$(sh "$BATS_TEST_DIRNAME/images.sh" rootfs-tar "$BATS_FILE_TMPDIR/img")
+  pm import -q "$tar" "$IMG" >/dev/null
+}
+
+teardown_file() {
+  [ -n "${PM_DIR:-}" ] && [ -d "$PM_DIR" ] || return 0
+  pm rm -af -t 0 >/dev/null 2>&1 || true
+  pm system reset -f >/dev/null 2>&1 || true
+  umount_under "$PM_DIR"
+  rmdir_empty_cgroups libpod_parent
+  rm -rf "$PM_DIR"
+}
+
+# --- run, exit codes, logs ---
+
+@test "podman run attached: output and exit status" {
+  run prun "$IMG" sh -c 'echo hello from $(cat /proc/1/comm); exit 0'
+  [ "$status" -eq 0 ]
+  [ "$output" = "hello from sh" ]
+  run prun "$IMG" sh -c 'echo to-stderr >&2; exit 7'
+  [ "$status" -eq 7 ]
+  [[ "$output" == *to-stderr* ]]
+}
+
+@test "podman run: a missing command exits 127, a non-executable one 126, with a clean message" {
+  run -127 prun "$IMG" nosuchcmd
+  [[ "$output" == *nosuchcmd* ]]
+  [[ "$output" != *'{"'* ]]          # the runtime's JSON log line was decoded, not echoed
+  run prun "$IMG" /bin/notexec
+  [ "$status" -eq 126 ]
+  [[ "$output" == *"permission denied"* ]]
+}
+
+@test "podman run -d, logs, inspect, rm" {
+  run pm run -d --name logs1 --network none "$IMG" sh -c 'echo out-line; echo err-line >&2; exit 3'
+  [ "$status" -eq 0 ]
+  wait_until 20 sh -c "[ \"\$(podman --root $PM_DIR/root --runroot $PM_DIR/runroot --storage-driver overlay inspect -f '{{.State.Status}}' logs1)\" = exited ]"
+  run pm logs logs1
+  [ "$status" -eq 0 ]
+  [[ "$output" == *out-line* ]]
+  [[ "$output" == *err-line* ]]
+  run pm inspect -f '{{.State.ExitCode}}' logs1
+  [ "$output" = 3 ]
+  run pm rm logs1
+  [ "$status" -eq 0 ]
+}
+
+@test "podman run -it: the process has a terminal" {
+  run in_tty podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" --tmpdir "$PM_DIR/tmp" \
+    --storage-driver overlay --cgroup-manager cgroupfs --events-backend file --runtime "$PM_RUNTIME" \
+    run -it --rm --network none "$IMG" sh -c 'tty; [ -t 0 ] && echo stdin-is-tty; exit 4'
+  output=$(printf '%s' "$output" | strip_cr)
+  [ "$status" -eq 4 ]
+  [[ "$output" == */dev/pts/* ]]
+  [[ "$output" == *stdin-is-tty* ]]
+}
+
+# --- a running container: exec, top, pause, update, kill, stop, rm -f ---
+
+@test "podman exec, exec -it, top" {
+  pm run -d --name ex1 --network none "$IMG" sleep 300 >/dev/null
+  run pm exec ex1 sh -c 'echo in-exec; cat /proc/1/comm'
+  [ "$status" -eq 0 ]
+  [ "$output" = "in-exec
+sleep" ]
+  run pm exec ex1 sh -c 'exit 5'
+  [ "$status" -eq 5 ]
+  run -127 pm exec ex1 nosuchcmd
+  run in_tty podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" --tmpdir "$PM_DIR/tmp" \
+    --storage-driver overlay --cgroup-manager cgroupfs --events-backend file --runtime "$PM_RUNTIME" \
+    exec -it ex1 sh -c 'tty; exit 6'
+  [ "$status" -eq 6 ]
+  [[ "$output" == */dev/pts/* ]]
+  run pm top ex1
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"sleep 300"* ]]
+  pm rm -f -t 0 ex1 >/dev/null
+}
+
+@test "podman pause and unpause" {
+  pm run -d --name pz1 --network none "$IMG" sleep 300 >/dev/null
+  run pm pause pz1
+  [ "$status" -eq 0 ]
+  run pm inspect -f '{{.State.Status}}' pz1
+  [ "$output" = paused ]
+  run pm unpause pz1
+  [ "$status" -eq 0 ]
+  run pm inspect -f '{{.State.Status}}' pz1
+  [ "$output" = running ]
+  run pm exec pz1 echo alive
+  [ "$output" = alive ]
+  pm rm -f -t 0 pz1 >/dev/null
+}
+
+@test "podman update --memory changes the running container's limit" {
+  pm run -d --name up1 --network none --memory 64m "$IMG" sleep 300 >/dev/null
+  local f=/sys/fs/cgroup/memory/memory.limit_in_bytes
+  [ -e /sys/fs/cgroup/memory.max ] && f=/sys/fs/cgroup/memory.max
+  run pm exec up1 cat "$f"
+  [ "$output" = 67108864 ]
+  run pm update --memory 96m up1
+  [ "$status" -eq 0 ]
+  run pm exec up1 cat "$f"
+  [ "$output" = 100663296 ]
+  pm rm -f -t 0 up1 >/dev/null
+}
+
+@test "podman kill -s delivers the signal; stop sends SIGTERM, then SIGKILL" {
+  pm run -d --name k1 --network none "$IMG" \
+    sh -c 'trap "echo got-usr1" USR1; trap "echo got-term; exit 42" TERM; while :; do sleep 0.1; done' >/dev/null
+  wait_until 10 sh -c "podman --root $PM_DIR/root --runroot $PM_DIR/runroot --storage-driver overlay top k1 | grep -q sleep"
+  run pm kill -s USR1 k1
+  [ "$status" -eq 0 ]
+  wait_until 10 sh -c "podman --root $PM_DIR/root --runroot $PM_DIR/runroot --storage-driver overlay logs k1 | grep -q got-usr1"
+  # A shell that traps TERM exits on stop with its own status.
+  run pm stop -t 10 k1
+  [ "$status" -eq 0 ]
+  run pm inspect -f '{{.State.ExitCode}}' k1
+  [ "$output" = 42 ]
+  run pm logs k1
+  [[ "$output" == *got-term* ]]
+  # sleep as PID 1 ignores SIGTERM: stop waits for the timeout, then kills.
+  pm run -d --name k2 --network none "$IMG" sleep 300 >/dev/null
+  local t0=$SECONDS
+  run pm stop -t 1 k2
+  [ "$status" -eq 0 ]
+  [ $((SECONDS - t0)) -ge 1 ]
+  run pm inspect -f '{{.State.Status}} {{.State.ExitCode}}' k2
+  [ "$output" = "exited 137" ]
+  pm rm k1 k2 >/dev/null
+}
+
+@test "podman rm -f removes a running container" {
+  pm run -d --name rmf1 --network none "$IMG" sleep 300 >/dev/null
+  run pm rm -f -t 0 rmf1
+  [ "$status" -eq 0 ]
+  run pm ps -a --format '{{.Names}}'
+  [[ "$output" != *rmf1* ]]
+}
+
+# --- limits and security options, as seen from inside ---
+
+@test "podman --memory, --pids-limit, --cpus are visible in the container's cgroup" {
+  if [ -e /sys/fs/cgroup/cgroup.controllers ]; then
+    run prun --memory 64m --pids-limit 50 --cpus 0.5 "$IMG" \
+      sh -c 'cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids.max /sys/fs/cgroup/cpu.max'
+    [ "$status" -eq 0 ]
+    [ "$output" = "67108864
+50
+50000 100000" ]
+  else
+    run prun --memory 64m --pids-limit 50 --cpus 0.5 "$IMG" \
+      sh -c 'cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/pids/pids.max /sys/fs/cgroup/cpu/cpu.cfs_quota_us /sys/fs/cgroup/cpu/cpu.cfs_period_us'
+    [ "$status" -eq 0 ]
+    [ "$output" = "67108864
+50
+50000
+100000" ]
+  fi
+}
+
+@test "podman --pids-limit is enforced" {
+  run prun --pids-limit 10 "$IMG" sh -c 'for i in $(seq 30); do sleep 5 & done; wait; echo done'
+  [[ "$output" == *"an't fork"* || "$output" == *"Resource temporarily unavailable"* ]]
+}
+
+@test "podman --user" {
+  run prun --user 1000:1000 "$IMG" id
+  [ "$status" -eq 0 ]
+  [[ "$output" == "uid=1000(tester) gid=1000(tester)"* ]]
+  run prun --user nobody "$IMG" id -u
+  [ "$output" = 65534 ]
+}
+
+@test "podman --read-only and --tmpfs" {
+  run prun --read-only --tmpfs /scratch "$IMG" sh -c 'touch /x 2>&1; touch /scratch/y && echo scratch-ok; grep " /scratch " /proc/mounts'
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"Read-only file system"* ]]
+  [[ "$output" == *scratch-ok* ]]
+  [[ "$output" == *"tmpfs /scratch tmpfs"* ]]
+}
+
+@test "podman -v host:ctr:ro" {
+  local d="$BATS_FILE_TMPDIR/vol"
+  mkdir -p "$d" && echo host-data >"$d/f"
+  run prun -v "$d:/data:ro" "$IMG" sh -c 'cat /data/f; touch /data/g 2>&1; true'
+  [ "$status" -eq 0 ]
+  [[ "$output" == *host-data* ]]
+  [[ "$output" == *"Read-only file system"* ]]
+  [ ! -e "$d/g" ]
+}
+
+@test "podman --cap-drop and --cap-add" {
+  run prun --cap-drop all "$IMG" grep CapEff /proc/self/status
+  [[ "$output" == *"0000000000000000"* ]]
+  # NET_ADMIN is bit 12.
+  run prun --cap-drop all --cap-add NET_ADMIN "$IMG" grep CapEff /proc/self/status
+  [[ "$output" == *"0000000000001000"* ]]
+  run prun --cap-drop CHOWN "$IMG" sh -c 'chown 1000 /tmp 2>&1; echo rc=$?'
+  [[ "$output" == *"rc=1"* ]]
+}
+
+@test "podman --security-opt no-new-privileges and the default seccomp profile" {
+  run prun --security-opt no-new-privileges "$IMG" grep NoNewPrivs /proc/self/status
+  [[ "$output" == *"NoNewPrivs:"*1 ]]
+  run prun "$IMG" grep '^Seccomp:' /proc/self/status
+  [[ "$output" == *"Seccomp:"*2 ]]
+  run prun --security-opt seccomp=unconfined "$IMG" grep '^Seccomp:' /proc/self/status
+  [[ "$output" == *"Seccomp:"*0 ]]
+}
+
+# --- clasp's sandbox annotations through podman ---
+
+@test "podman --annotation fs.scope=workspace: workspace writable, rootfs read-only, host paths refused" {
+  clasp_only
+  local ws="$BATS_FILE_TMPDIR/ws" canary="$BATS_FILE_TMPDIR/canary"
+  mkdir -p "$ws" "$canary" && echo top-secret >"$canary/secret" && rm -f "$ws/out"
+  local A=(--annotation ing.paperclip.fs.scope=workspace --annotation "ing.paperclip.fs.workspace=$ws"
+           --annotation ing.paperclip.fs.workspace-target=/workspace)
+  run prun "${A[@]}" "$IMG" sh -c "echo from-agent >/workspace/out; touch /rootfile 2>&1; touch /tmp/t && echo tmp-ok; cat $canary/secret 2>&1; hostname >/dev/null && head -1 /etc/hosts"
+  [ "$status" -eq 0 ]
+  [ "$(cat "$ws/out")" = from-agent ]
+  [[ "$output" == *"/rootfile: Read-only file system"* ]]
+  [[ "$output" == *tmp-ok* ]]
+  [[ "$output" == *"No such file or directory"* ]]
+  [[ "$output" != *top-secret* ]]
+  # A bind mount of an undeclared host path is refused, with the sandbox's own message.
+  run prun "${A[@]}" -v "$canary:/canary:ro" "$IMG" cat /canary/secret
+  [ "$status" -ne 0 ]
+  [[ "$output" == *'bind mount of host path "'"$canary"'" at "/canary" is not allowed; declare it in ing.paperclip.fs.extra-paths'* ]]
+  [[ "$output" != *top-secret* ]]
+}
+
+@test "podman --annotation with a JSON list needs CSV quoting: fs.extra-paths" {
+  clasp_only
+  local ws="$BATS_FILE_TMPDIR/ws2" ref="$BATS_FILE_TMPDIR/ref"
+  mkdir -p "$ws" "$ref" && echo ref-data >"$ref/data"
+  run prun --annotation ing.paperclip.fs.scope=workspace --annotation "ing.paperclip.fs.workspace=$ws" \
+    --annotation "\"ing.paperclip.fs.extra-paths=[\"\"$ref\"\"]\"" \
+    "$IMG" sh -c "cat $ref/data; touch $ref/x 2>&1; true"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *ref-data* ]]
+  [[ "$output" == *"Read-only file system"* ]]
+  [ ! -e "$ref/x" ]
+}
+
+@test "podman --annotation net.scope=deny: only lo, even with --network host" {
+  clasp_only
+  run pm run --rm --network host --annotation ing.paperclip.net.scope=deny "$IMG" ls /sys/class/net
+  [ "$status" -eq 0 ]
+  [ "$output" = lo ]
+}
+
+@test "podman: runtime errors reach the user as clean messages" {
+  clasp_only
+  run prun --annotation ing.paperclip.fs.scope=bogus "$IMG" true
+  [ "$status" -ne 0 ]
+  [[ "$output" == *'ing.paperclip.fs.scope: expected "workspace", got "bogus"'* ]]
+  [[ "$output" != *'{"'* ]]
+  run prun --annotation ing.paperclip.fs.scoop=workspace "$IMG" true
+  [ "$status" -ne 0 ]
+  [[ "$output" == *'ing.paperclip.fs.scoop: unknown annotation under ing.paperclip.'* ]]
+  # No systemd cgroup driver yet: the message says what to use instead.
+  run timeout 60 podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" --tmpdir "$PM_DIR/tmp" \
+    --storage-driver overlay --cgroup-manager systemd --events-backend file --runtime "$PM_RUNTIME" \
+    run --rm --network none "$IMG" true
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"cgroupfs"* ]]
+}
+
+# --- what podman sent (the recording wrapper logged every call of this file) ---
+
+@test "podman's calls: --log-format=json, create/start/exec/kill/pause/resume/update/delete" {
+  run cat "$PM_CALLS"
+  [[ "$output" == *"--log-format=json --log "*"/oci-log create --bundle "*"/userdata --pid-file "* ]]
+  [[ "$output" == *"exec --pid-file "*" --process "*" --detach "* ]]
+  [[ "$output" == *"--detach --tty --console-socket "* ]]
+  [[ "$output" == *"start "* ]]
+  [[ "$output" == *"pause "* ]]
+  [[ "$output" == *"resume "* ]]
+  [[ "$output" == *"update --resources="* ]]
+  [[ "$output" == *"kill "*" 10"* ]]
+  [[ "$output" == *"kill "*" 15"* ]]
+  [[ "$output" == *"kill "*" 9"* ]]
+  [[ "$output" == *"delete --force "* ]]
+}
