@@ -102,18 +102,22 @@ int lc_load_config(const char *root, const char *id, struct oci_config **cfg, st
 	return oci_config_load(dir, cfg, err);
 }
 
+static void warn_msg(const char *msg)
+{
+	log_warn("%s", msg);
+}
+
 static void run_poststop(struct oci_config *cfg, const char *id, pid_t pid, const char *bundle)
 {
 	_cleanup_free_ char *state = NULL;
-	struct clasp_error err;
 
 	if (!cfg || !cfg->hooks[OCI_HOOK_POSTSTOP].n)
 		return;
 	state = oci_state_json(&(struct state_json_args){.id = id, .status = "stopped", .pid = pid,
 		.bundle = bundle, .annotations = &cfg->annotations});
-	/* runtime.md: a failing poststop hook is a warning, never fatal. */
-	if (hooks_run(&cfg->hooks[OCI_HOOK_POSTSTOP], OCI_HOOK_POSTSTOP, state, &err) < 0)
-		log_warn("%s", err.msg);
+	/* runtime.md: a failing poststop hook is a warning, and the remaining
+	 * hooks still run. */
+	hooks_run_warn(&cfg->hooks[OCI_HOOK_POSTSTOP], OCI_HOOK_POSTSTOP, state, warn_msg);
 }
 
 static int copy_config(const char *bundle, const char *dir, struct clasp_error *err)

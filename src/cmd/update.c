@@ -248,8 +248,17 @@ static int do_update(struct global_opts *g, const char *id, struct oci_resources
 	if (res->memory.present && !res->memory.check_before_update.set &&
 	    lc_load_config(g->root, id, &cfg, err) == 0)
 		res->memory.check_before_update = cfg->linux_.resources.memory.check_before_update;
-	if (cgroup_open(st.cgroup, &cg, err) < 0 || cgroup_update(cg, res, err) < 0)
+	if (cgroup_open(st.cgroup, &cg, err) < 0)
 		goto out;
+	if (cgroup_update(cg, res, err) < 0) {
+		/* v1 refuses a memory limit above the memory+swap one; say how out */
+		size_t n = strlen(err->msg);
+		if (err->code == EINVAL && res->memory.limit.set && !res->memory.swap.set &&
+		    strstr(err->msg, "memory.limit"))
+			snprintf(err->msg + n, sizeof err->msg - n,
+				 " (a limit above the current memory+swap limit needs memory.swap (--memory-swap) too)");
+		goto out;
+	}
 	r = 0;
 out:
 	if (cg)

@@ -121,3 +121,15 @@ int hooks_run(const struct oci_hook_list *hooks, enum oci_hook_kind kind, const 
 			return -1;
 	return 0;
 }
+
+void hooks_run_warn(const struct oci_hook_list *hooks, enum oci_hook_kind kind, const char *state_json,
+		    void (*warn)(const char *msg))
+{
+	size_t i;
+
+	for (i = 0; hooks && i < hooks->n; i++) {
+		struct clasp_error err;
+		if (run_one(&hooks->v[i], kind, state_json, &err) < 0)
+			warn(err.msg);
+	}
+}

@@ -93,11 +93,13 @@ umount_under() {
   done
 }
 
-# rmdir_empty_cgroups NAME: remove the empty cgroup directories called NAME that a client created
-# below the cgroup roots (podman's libpod_parent), leaving anything that still has members.
+# rmdir_empty_cgroups NAME: remove the empty cgroup directories called NAME (and their empty
+# children, deepest first) that a client created below the cgroup roots: podman's libpod_parent
+# and its conmon group. rmdir fails harmlessly on a group that still has members.
 rmdir_empty_cgroups() {
   local d
   for d in /sys/fs/cgroup/"$1" /sys/fs/cgroup/*/"$1"; do
-    [ -d "$d" ] && rmdir "$d" 2>/dev/null || true
+    [ -d "$d" ] || continue
+    find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null || true
   done
 }
