@@ -44,7 +44,7 @@ HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))
 
 BINS       := $(BUILD)/clasp $(if $(EGRESS_SRC),$(BUILD)/clasp-egress)
 
-.PHONY: all clean check unit integration conformance deps demo install uninstall asan static fuzz lint bench
+.PHONY: all clean check check-cgroup2 helpers unit integration conformance deps demo install uninstall asan static fuzz lint bench
 all: $(BINS)
 
 $(BUILD)/obj/%.o: src/%.c
@@ -104,6 +104,12 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) integration
 	$(MAKE) conformance
+	$(MAKE) check-cgroup2
+
+# Pure cgroup v2 (and an older 6.1 kernel) in a qemu VM: the static binary and
+# the cgroup checks in one boot (tests/vm/README.md).
+check-cgroup2:
+	tests/vm/check-cgroup2.sh
 
 asan:
 	$(MAKE) ASAN=1 all

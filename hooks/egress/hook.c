@@ -149,7 +149,8 @@ static int make_listeners(const struct egress_policy *p, struct listeners *l,
 	size_t i, j;
 	int fd;
 
-	parse_sockaddr("127.0.0.1", p->port, &ss, &len);
+	if (parse_sockaddr("127.0.0.1", p->port, &ss, &len) < 0)
+		return clasp_error_set(err, EINVAL, "listen address 127.0.0.1:%u", p->port);
 	snprintf(what, sizeof what, "127.0.0.1:%u in the container", p->port);
 	fd = listen_sa((struct sockaddr *)&ss, len, what, err);
 	if (fd < 0)
@@ -404,7 +405,7 @@ int hook_run(const char *policy_path, const char *state_json, size_t state_len, 
 	int ready[2], status;
 	char msg[CLASP_ERROR_MAX + 16];
 	size_t got = 0;
-	pid_t pid, child;
+	pid_t pid = 0, child;
 	ssize_t n;
 
 	*role = 0;

@@ -15,7 +15,7 @@
 
 #include "deny.h"
 
-#define CIN_CAP (HTTP_MAX_HEAD * 2)
+#define CIN_CAP ((size_t)HTTP_MAX_HEAD * 2)
 #define IO_CAP 65536
 #define CONNECT_TIMEOUT_MS 10000
 #define CLOSING_TIMEOUT_MS 5000
@@ -429,7 +429,6 @@ static void tunnel_pump(struct conn *c, bool cr, bool ur)
 static void conn_io(struct conn *c, bool cr, bool ur, bool uw)
 {
 	bool progress;
-	int r;
 
 	if (c->st == S_CONNECTING && uw)
 		check_connect(c);
@@ -450,7 +449,7 @@ static void conn_io(struct conn *c, bool cr, bool ur, bool uw)
 		conn_close(c, false);
 		return;
 	}
-	if (ur && c->st == S_HTTP && (r = fill(c, c->ufd, &c->uin, &c->u_eof)) < 0)
+	if (ur && c->st == S_HTTP && fill(c, c->ufd, &c->uin, &c->u_eof) < 0)
 		c->u_eof = true; /* a reset upstream ends its response like a close */
 	do {
 		enum conn_state before = c->st;

@@ -378,7 +378,7 @@ static int compile(const struct oci_seccomp *s, struct sock_filter **insns, size
 				       action_name(s->default_action));
 
 	for (size_t i = 0; i < s->architectures.n; i++) {
-		uint32_t tok;
+		uint32_t tok = 0;
 		int rc;
 		if (arch_token(s->architectures.v[i], i, &tok, err) < 0)
 			return -1;

@@ -84,7 +84,7 @@ void seccomp_cache_key(const struct oci_seccomp *s, char hex[65])
 	}
 	sha256_final(&h, d);
 	for (int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+		snprintf(hex + (size_t)2 * i, 3, "%02x", d[i]);
 }
 
 static int entry_path(const char *dir, const char *key, char *buf, size_t size)

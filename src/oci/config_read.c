@@ -63,7 +63,7 @@ size_t pc_push_key(struct pctx *p, const char *key)
 		}
 	}
 	if (*k) {
-		memcpy(buf + n, "...", 3);
+		memcpy(buf + n, "...", 3); // NOLINT(bugprone-not-null-terminated-result): buf is length-counted, not a C string
 		n += 3;
 	}
 	buf[n++] = '"';

@@ -301,7 +301,7 @@ int egress_proxy_stop(const char *state_dir, unsigned timeout_ms, struct clasp_e
 {
 	_cleanup_free_ char *path = NULL;
 	_cleanup_close_ int pidfd = -1;
-	unsigned long long want, now;
+	unsigned long long want, now = 0;
 	struct pollfd pfd;
 	char buf[64];
 	ssize_t n;

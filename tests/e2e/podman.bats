@@ -51,6 +51,7 @@ teardown_file() {
   [ -n "${PM_DIR:-}" ] && [ -d "$PM_DIR" ] || return 0
   pm rm -af -t 0 >/dev/null 2>&1 || true
   pm system reset -f >/dev/null 2>&1 || true
+  [ -n "${E2E_KEEP_CALLS:-}" ] && cp "$PM_CALLS" "$E2E_KEEP_CALLS"
   umount_under "$PM_DIR"
   rmdir_empty_cgroups libpod_parent
   rm -rf "$PM_DIR"
@@ -98,6 +99,39 @@ teardown_file() {
   [ "$status" -eq 4 ]
   [[ "$output" == */dev/pts/* ]]
   [[ "$output" == *stdin-is-tty* ]]
+}
+
+@test "podman run -i and exec -i: stdin reaches the process unchanged" {
+  run sh -c "printf 'line one\nline two\n' | timeout 60 podman --root $PM_DIR/root --runroot $PM_DIR/runroot --tmpdir $PM_DIR/tmp --storage-driver overlay --cgroup-manager cgroupfs --events-backend file --runtime $PM_RUNTIME run -i --rm --network none $IMG sh -c 'wc -l; [ -t 0 ] || echo not-a-tty'"
+  [ "$status" -eq 0 ]
+  [ "$output" = "2
+not-a-tty" ]
+}
+
+@test "podman create, start -a, restart, wait; --env, --workdir, --hostname" {
+  pm create --name cs1 --network none -e FOO=bar -w /tmp --hostname agent-box "$IMG" \
+    sh -c 'echo "$FOO $(pwd) $(hostname)"; exit 9' >/dev/null
+  run pm start -a cs1
+  [ "$status" -eq 9 ]
+  [ "$output" = "bar /tmp agent-box" ]
+  run pm restart cs1
+  [ "$status" -eq 0 ]
+  run pm wait cs1
+  [ "$output" = 9 ]
+  run pm logs cs1
+  [ "${#lines[@]}" -eq 2 ]
+  pm rm cs1 >/dev/null
+}
+
+@test "podman exec --user, --workdir, --env; exec into a stopped one is refused" {
+  pm run -d --name ex2 --network none "$IMG" sleep 300 >/dev/null
+  run pm exec --user 1000 -w /home/tester -e X=1 ex2 sh -c 'echo "$(id -u) $(pwd) $X"'
+  [ "$output" = "1000 /home/tester 1" ]
+  pm stop -t 0 ex2 >/dev/null
+  run pm exec ex2 true
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"running containers"* ]]
+  pm rm ex2 >/dev/null
 }
 
 # --- a running container: exec, top, pause, update, kill, stop, rm -f ---
