@@ -8,6 +8,10 @@ LIBEXECDIR ?= $(PREFIX)/libexec
 MANDIR     ?= $(PREFIX)/share/man
 DATADIR    ?= $(PREFIX)/share
 DESTDIR    ?=
+COMPLETIONDIR ?= $(DATADIR)/bash-completion/completions
+MAN_PAGES  := $(wildcard docs/man/*.8)
+CONTRIB_EXAMPLES := podman/containers.conf.d/clasp.conf containerd/config.toml.d/clasp.toml \
+              kubernetes/runtimeclass.yaml kubernetes/example-pod.yaml
 
 CC         ?= cc
 BUILD      ?= build
@@ -128,15 +132,21 @@ demo:
 	@scripts/demo.sh $(abspath $(BUILD)/clasp) build/demo
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/clasp $(DESTDIR)$(MANDIR)/man8
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR)/clasp $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(COMPLETIONDIR)
 	install -m 0755 $(BUILD)/clasp $(DESTDIR)$(BINDIR)/clasp
 	$(if $(EGRESS_SRC),install -m 0755 $(BUILD)/clasp-egress $(DESTDIR)$(LIBEXECDIR)/clasp/clasp-egress)
-	for m in docs/man/*.8; do [ -f "$$m" ] && install -m 0644 "$$m" $(DESTDIR)$(MANDIR)/man8/; done; true
+	install -m 0644 $(MAN_PAGES) $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 contrib/completion/clasp.bash $(DESTDIR)$(COMPLETIONDIR)/clasp
+	for f in $(CONTRIB_EXAMPLES); do install -D -m 0644 contrib/$$f $(DESTDIR)$(DATADIR)/clasp/$$f || exit 1; done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/clasp $(DESTDIR)$(LIBEXECDIR)/clasp/clasp-egress
 	-rmdir $(DESTDIR)$(LIBEXECDIR)/clasp
-	for m in docs/man/*.8; do rm -f $(DESTDIR)$(MANDIR)/man8/$$(basename $$m); done; true
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN_PAGES)))
+	rm -f $(DESTDIR)$(COMPLETIONDIR)/clasp
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/clasp/,$(CONTRIB_EXAMPLES))
+	-cd $(DESTDIR)$(DATADIR)/clasp 2>/dev/null && rmdir -p $(sort $(dir $(CONTRIB_EXAMPLES))) 2>/dev/null; true
+	-rmdir $(DESTDIR)$(DATADIR)/clasp 2>/dev/null; true
 
 clean:
 	rm -rf build

@@ -57,7 +57,7 @@ _clasp() {
 		prev=${COMP_WORDS[COMP_CWORD - 1]}
 	fi
 	local _clasp_bin=${words[0]}
-	local i w cmd="" cmd_at=0 root="" npos=0
+	local i w cmd="" root="" npos=0
 
 	# Find the command and the --root before it; count the positional
 	# arguments after it.
@@ -69,7 +69,7 @@ _clasp() {
 			--root) root=${words[i + 1]}; i=$((i + 1)) ;;
 			--log | --log-format | --rootless) i=$((i + 1)) ;;
 			-*) ;;
-			*) cmd=$w; cmd_at=$i ;;
+			*) cmd=$w ;;
 			esac
 		else
 			case $w in

@@ -228,6 +228,21 @@ teardown_file() {
   [[ "$output" == *'ing.paperclip.fs.scope: expected "workspace", got "nope"'* ]]
 }
 
+@test "containerd: contrib/containerd/config.toml.d/clasp.toml imported as docs/containerd.md says" {
+  local toml="$E2E_REPO/contrib/containerd/config.toml.d/clasp.toml"
+  [ -f "$toml" ] || skip "contrib/containerd/config.toml.d/clasp.toml not written yet"
+  printf 'version = 2\nroot = "%s"\nstate = "%s"\nimports = ["%s"]\n' \
+    "$CD_DIR/dump-root" "$CD_DIR/dump-state" "$toml" >"$CD_DIR/dump.toml"
+  run timeout 30 containerd --config "$CD_DIR/dump.toml" config dump
+  [ "$status" -eq 0 ]
+  local handler
+  handler=$(printf '%s\n' "$output" | sed -n '/runtimes\.clasp\]/,/^ *\[plugins.*untrusted/p')
+  [[ "$handler" == *'runtime_type = "io.containerd.runc.v2"'* ]]
+  [[ "$handler" == *'pod_annotations = ["ing.paperclip.*"]'* ]]
+  [[ "$handler" == *'BinaryName = "/usr/local/bin/clasp"'* ]]
+  [[ "$handler" == *'SystemdCgroup = false'* ]]
+}
+
 @test "containerd's calls: --root NS --log B/log.json --log-format json, then the command" {
   run cat "$CD_CALLS"
   [[ "$output" == *"--root $CD_DIR/runc/$NS --log $CD_DIR/state/io.containerd.runtime.v2.task/$NS/"*"/log.json --log-format json create --bundle "*" --pid-file "*"/init.pid "* ]]

@@ -42,7 +42,7 @@ e2e_require_clasp() {
 }
 
 # make_recording_runtime DIR REAL LOG: write DIR/clasp, a wrapper that appends each call's argv
-# (and the JSON it reads on stdin for `update --resources -`) to LOG, then runs REAL with the same
+# (and the resources JSON of `update`, from stdin or from the file) to LOG, then runs REAL with the same
 # arguments. It is named clasp because podman only passes --log-format=json to runtimes whose
 # basename containers.conf lists in runtime_supports_json.
 make_recording_runtime() {
@@ -58,6 +58,7 @@ for a in "\$@"; do
     in=\$(cat); printf '  stdin: %s\n' "\$in" >>"\$log"
     printf '%s' "\$in" | exec "\$real" "\$@"
   fi
+  case "\$a" in --resources=?*) printf '  file: %s\n' "\$(cat "\${a#--resources=}")" >>"\$log" ;; esac
   prev=\$a
 done
 exec "\$real" "\$@"

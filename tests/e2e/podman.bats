@@ -303,6 +303,13 @@ sleep" ]
   [[ "$output" == *tmp-ok* ]]
   [[ "$output" == *"No such file or directory"* ]]
   [[ "$output" != *top-secret* ]]
+  # podman exec enters the same confinement.
+  pm run -d --name sb1 --network none "${A[@]}" "$IMG" sleep 300 >/dev/null
+  run pm exec sb1 sh -c "cat /workspace/out; touch /rootfile2 2>&1; cat $canary/secret 2>&1; true"
+  [[ "$output" == *from-agent* ]]
+  [[ "$output" == *"/rootfile2: Read-only file system"* ]]
+  [[ "$output" != *top-secret* ]]
+  pm rm -f -t 0 sb1 >/dev/null
   # A bind mount of an undeclared host path is refused, with the sandbox's own message.
   run prun "${A[@]}" -v "$canary:/canary:ro" "$IMG" cat /canary/secret
   [ "$status" -ne 0 ]
@@ -330,6 +337,21 @@ sleep" ]
   [ "$output" = lo ]
 }
 
+@test "podman --annotation net.scope=allowlist: only the listed host, through clasp's egress proxy" {
+  clasp_only
+  local www="$BATS_FILE_TMPDIR/www" port=$((20000 + RANDOM % 20000)) hp
+  mkdir -p "$www" && echo hello-from-host >"$www/index.html"
+  busybox httpd -f -p "127.0.0.1:$port" -h "$www" 3>&- &
+  hp=$!
+  run prun --annotation ing.paperclip.net.scope=allowlist \
+    --annotation "\"ing.paperclip.net.allowlist=[\"\"127.0.0.1:$port\"\"]\"" \
+    "$IMG" sh -c "wget -qO- http://127.0.0.1:$port/; echo allowed=\$?; wget -qO- http://127.0.0.2:$port/ 2>&1; echo denied=\$?"
+  kill "$hp"; wait "$hp" 2>/dev/null || true
+  [ "$status" -eq 0 ]
+  [[ "$output" == *hello-from-host*allowed=0* ]]
+  [[ "$output" == *"403 Forbidden"*denied=1* ]]
+}
+
 @test "podman: runtime errors reach the user as clean messages" {
   clasp_only
   run prun --annotation ing.paperclip.fs.scope=bogus "$IMG" true
@@ -345,6 +367,34 @@ sleep" ]
     run --rm --network none "$IMG" true
   [ "$status" -ne 0 ]
   [[ "$output" == *"cgroupfs"* ]]
+}
+
+# --- docs/podman.md, followed literally (in a private mount namespace, so the host is untouched) ---
+
+@test "podman: contrib/podman/containers.conf.d/clasp.conf installed as docs/podman.md says" {
+  clasp_only
+  local conf="$E2E_REPO/contrib/podman/containers.conf.d/clasp.conf"
+  [ -f "$conf" ] || skip "contrib/podman/containers.conf.d/clasp.conf not written yet"
+  local etc="$PM_DIR/etc-containers" bin="$PM_DIR/usr-local-bin"
+  rm -rf "$etc" "$bin"
+  cp -a /etc/containers "$etc"
+  install -D -m 0644 "$conf" "$etc/containers.conf.d/clasp.conf"
+  # Only because this machine lacks CAP_SYS_RESOURCE (see docs/podman.md, "Troubleshooting").
+  printf '[containers]\ndefault_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]\n' \
+    >"$etc/containers.conf.d/zz-ulimits.conf"
+  mkdir -p "$bin" && cp "$E2E_REPO/build/clasp" "$bin/clasp"
+  run timeout 60 unshare -m --propagation private sh -c '
+    mount --bind "$1" /etc/containers && mount --bind "$2" /usr/local/bin || exit 99
+    unset CONTAINERS_CONF
+    P="podman --root $3/root --runroot $3/runroot --tmpdir $3/tmp --storage-driver overlay --events-backend file"
+    $P --runtime clasp info --format "{{.Host.OCIRuntime.Path}} {{.Host.CgroupManager}}"
+    $P --runtime clasp run --rm --network none "$4" grep Seccomp: /proc/self/status
+    $P --runtime clasp run --rm --network none --annotation ing.paperclip.fs.scope=oops "$4" true
+  ' sh "$etc" "$bin" "$PM_DIR" "$IMG"
+  [[ "$output" == *"/usr/local/bin/clasp cgroupfs"* ]]
+  [[ "$output" == *"Seccomp:"*2* ]]
+  [[ "$output" == *'ing.paperclip.fs.scope: expected "workspace", got "oops"'* ]]
+  rm -rf "$etc" "$bin"
 }
 
 # --- what podman sent (the recording wrapper logged every call of this file) ---

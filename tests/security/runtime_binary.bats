@@ -329,6 +329,8 @@ exec_victims() {
 
 @test "CVE-2019-5736: a container process cannot overwrite the runtime through an exec'd process" {
 	evil_script
+	# CAP_SYS_PTRACE: the attacker can open the exe even of a non-dumpable runtime process.
+	attacker_caps
 	set_cmd '/mnt/attacker /mnt; sleep 1000'
 	a=$(new_id)
 	run_d "$a"
@@ -342,11 +344,12 @@ exec_victims() {
 
 @test "CVE-2019-5736: an exec'd process cannot overwrite the runtime through a second exec" {
 	evil_script
+	attacker_caps
 	set_cmd 'sleep 1000'
 	a=$(new_id)
 	run_d "$a"
 	[ "$status" -eq 0 ]
-	# The attacker is an exec'd process with the container's default capabilities.
+	# The attacker is an exec'd process (the container's capabilities, CAP_SYS_PTRACE included).
 	exec_d "$a" /mnt/attacker /mnt
 	wait_for_output "$X/log" watching
 	exec_victims "$a"
