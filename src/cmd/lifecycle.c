@@ -567,6 +567,18 @@ int lc_kill(struct global_opts *g, const char *id, int sig, bool all, struct cla
 		clasp_error_set(err, errno, "kill container init");
 		goto out;
 	}
+	/* A frozen v1 cgroup holds even SIGKILL until thawed; like runc, thaw a
+	 * paused container so that `podman kill`/`stop` of it takes effect. */
+	if (sig == SIGKILL && strcmp(status, "paused") == 0 && st.cgroup) {
+		struct cgroup_mgr *cg = NULL;
+		struct clasp_error e2;
+
+		if (cgroup_open(st.cgroup, &cg, &e2) == 0) {
+			if (cgroup_freeze(cg, false, &e2) < 0)
+				log_warn("%s", e2.msg);
+			cgroup_free(cg);
+		}
+	}
 	r = 0;
 out:
 	state_clear(&st);

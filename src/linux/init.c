@@ -199,8 +199,11 @@ void init_main(const struct init_args *a)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	close_runtime_fds(3 + (o->preserve_fds > 0 ? o->preserve_fds : 0), a->sync, a->fifo_fd);
-	/* Die with the runtime while it still supervises us. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Die with the runtime while it still supervises us. Not when forked by
+	 * the user-namespace intermediate: its exit would be taken for the
+	 * runtime's; the sync socket's EOF covers that case. */
+	if (!a->joined_flags)
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 	signal(SIGPIPE, SIG_DFL);
 	if (sync_recv_val(a->sync, SYNC_GO, &host_pid, NULL, &err) < 0)
 		_exit(1);

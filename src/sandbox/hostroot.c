@@ -64,7 +64,7 @@ bool sb_root_is_host(const struct oci_config *cfg, const struct sandbox_ctx *ctx
 	return realpath(p, real) && strcmp(real, "/") == 0;
 }
 
-static void skel_add(struct arena *unused, struct sandbox_plan *plan, enum sandbox_skel_kind kind,
+static void skel_add(struct sandbox_plan *plan, enum sandbox_skel_kind kind,
 		     const char *path, const char *target)
 {
 	struct arena *a = plan->arena;
@@ -214,7 +214,7 @@ int sb_hostroot_build(struct oci_config *cfg, const struct sandbox_ctx *ctx, str
 			continue;
 		if (S_ISLNK(st.st_mode) && (n = readlink(sys_links[i], target, sizeof target - 1)) > 0) {
 			target[n] = '\0';
-			skel_add(a, plan, SANDBOX_SKEL_SYMLINK, sys_links[i], target);
+			skel_add(plan, SANDBOX_SKEL_SYMLINK, sys_links[i], target);
 		} else if (S_ISDIR(st.st_mode)) {
 			sb_mounts_add(a, m, sys_links[i], "bind", sys_links[i], ro_bind);
 		}
@@ -265,11 +265,11 @@ void sb_hostroot_skeleton(struct oci_config *cfg, struct sandbox_plan *plan)
 		p = arena_strdup(a, mt->destination);
 		for (slash = strchr(p + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
 			*slash = '\0';
-			skel_add(a, plan, SANDBOX_SKEL_DIR, p, NULL);
+			skel_add(plan, SANDBOX_SKEL_DIR, p, NULL);
 			*slash = '/';
 		}
 		if (strcmp(p, "/"))
-			skel_add(a, plan, file ? SANDBOX_SKEL_FILE : SANDBOX_SKEL_DIR, p, NULL);
+			skel_add(plan, file ? SANDBOX_SKEL_FILE : SANDBOX_SKEL_DIR, p, NULL);
 	}
 	if (cfg->process && cfg->process->cwd && cfg->process->cwd[0] == '/' &&
 	    strcmp(cfg->process->cwd, "/") && !through_skel_link(plan, cfg->process->cwd)) {
@@ -277,10 +277,10 @@ void sb_hostroot_skeleton(struct oci_config *cfg, struct sandbox_plan *plan)
 		if (sb_path_clean(a, "", cfg->process->cwd, false, &p, NULL) == 0) {
 			for (slash = strchr(p + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
 				*slash = '\0';
-				skel_add(a, plan, SANDBOX_SKEL_DIR, p, NULL);
+				skel_add(plan, SANDBOX_SKEL_DIR, p, NULL);
 				*slash = '/';
 			}
-			skel_add(a, plan, SANDBOX_SKEL_DIR, p, NULL);
+			skel_add(plan, SANDBOX_SKEL_DIR, p, NULL);
 		}
 	}
 }

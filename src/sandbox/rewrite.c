@@ -146,7 +146,7 @@ static int check_config_bind(struct rw_state *s, size_t idx, struct oci_mount *o
 	for (i = 0; i < p->n_extras; i++)
 		if (sb_path_within(src, p->extras[i].path)) {
 			add_check(s->plan, src, p->extras[i].path, what, NULL);
-			out->source = arena_strdup(a, p->extras[i].rw ? mapped_source(s, src) : src);
+			out->source = arena_strdup(a, mapped_source(s, src));
 			if (!p->extras[i].rw)
 				add_opt(a, out, "ro");
 			return 0;
@@ -284,8 +284,8 @@ static void add_sandbox_mounts(struct rw_state *s, struct sb_mounts *m)
 	for (i = 0; i < p->n_extras; i++) {
 		char label[64];
 		snprintf(label, sizeof label, "%s[%zu]", K_FS_EXTRA, i);
-		sb_mounts_add(a, &add, p->extras[i].path, "bind",
-			      p->extras[i].rw ? mapped_source(s, p->extras[i].path) : p->extras[i].path,
+		/* In copy mode the container sees only copies, read-only ones too. */
+		sb_mounts_add(a, &add, p->extras[i].path, "bind", mapped_source(s, p->extras[i].path),
 			      p->extras[i].rw ? rw_opts : ro_opts);
 		add_check(s->plan, p->extras[i].path, NULL, label, NULL);
 	}

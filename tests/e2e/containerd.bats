@@ -179,6 +179,14 @@ teardown_file() {
   run c task rm k1
   [[ "$output" == *137* || "$status" -eq 0 ]]
   c containers rm k1
+  # SIGKILL to a paused task (`kill ID 9`, no --all): the runtime thaws it so the kill lands.
+  crun_ -d "$IMG" k2 sleep 300 >/dev/null
+  c task pause k2
+  run c task kill -s KILL k2
+  [ "$status" -eq 0 ]
+  wait_until 10 sh -c "ctr -a $CD_DIR/c.sock -n $NS task ls | grep -q 'k2 .*STOPPED'"
+  c task rm k2 >/dev/null 2>&1
+  c containers rm k2
 }
 
 @test "containerd: update --resources - and list/ps --format json, as go-runc sends them" {
@@ -228,12 +236,19 @@ teardown_file() {
   [[ "$output" == *'ing.paperclip.fs.scope: expected "workspace", got "nope"'* ]]
 }
 
-@test "containerd: contrib/containerd/config.toml.d/clasp.toml imported as docs/containerd.md says" {
+@test "containerd: contrib/containerd/config.toml.d/clasp.toml installed as docs/containerd.md says" {
   local toml="$E2E_REPO/contrib/containerd/config.toml.d/clasp.toml"
   [ -f "$toml" ] || skip "contrib/containerd/config.toml.d/clasp.toml not written yet"
-  printf 'version = 2\nroot = "%s"\nstate = "%s"\nimports = ["%s"]\n' \
-    "$CD_DIR/dump-root" "$CD_DIR/dump-state" "$toml" >"$CD_DIR/dump.toml"
-  run timeout 30 containerd --config "$CD_DIR/dump.toml" config dump
+  # The documented commands, on a copy of /etc/containerd bind-mounted in a private mount namespace.
+  local etc="$CD_DIR/etc-containerd"
+  rm -rf "$etc" && mkdir -p "$etc"
+  if [ -f /etc/containerd/config.toml ]; then cp /etc/containerd/config.toml "$etc/"
+  else printf 'version = 2\n' >"$etc/config.toml"; fi
+  run timeout 30 unshare -m --propagation private sh -c '
+    mount --bind "$1" /etc/containerd || exit 99
+    install -D -m 0644 "$2" /etc/containerd/config.toml.d/clasp.toml
+    sed -i "/^version = 2/a imports = [\"/etc/containerd/config.toml.d/*.toml\"]" /etc/containerd/config.toml
+    containerd config dump' sh "$etc" "$toml"
   [ "$status" -eq 0 ]
   local handler
   handler=$(printf '%s\n' "$output" | sed -n '/runtimes\.clasp\]/,/^ *\[plugins.*untrusted/p')
@@ -241,6 +256,7 @@ teardown_file() {
   [[ "$handler" == *'pod_annotations = ["ing.paperclip.*"]'* ]]
   [[ "$handler" == *'BinaryName = "/usr/local/bin/clasp"'* ]]
   [[ "$handler" == *'SystemdCgroup = false'* ]]
+  rm -rf "$etc"
 }
 
 @test "containerd's calls: --root NS --log B/log.json --log-format json, then the command" {

@@ -7,10 +7,11 @@
 E2E_REPO=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 E2E_RUNTIME=${E2E_RUNTIME:-clasp}
 
-# The runtime under test: build/clasp, or the named runtime from PATH.
+# The runtime under test: $CLASP (the Makefile exports it) or build/clasp, or the named runtime
+# from PATH.
 e2e_runtime_path() {
   case "$E2E_RUNTIME" in
-    clasp) echo "$E2E_REPO/build/clasp" ;;
+    clasp) echo "${CLASP:-$E2E_REPO/build/clasp}" ;;
     *) command -v "$E2E_RUNTIME" ;;
   esac
 }
@@ -37,8 +38,8 @@ e2e_require() {
 # e2e_require_clasp: the suites test the built binary; build it once if needed.
 e2e_require_clasp() {
   [ "$E2E_RUNTIME" = clasp ] || { e2e_runtime_path >/dev/null || skip "$E2E_RUNTIME not found"; return 0; }
-  [ -x "$E2E_REPO/build/clasp" ] || make -C "$E2E_REPO" build/clasp >/dev/null
-  [ -x "$E2E_REPO/build/clasp" ] || { echo "build/clasp could not be built" >&2; return 1; }
+  [ -x "$(e2e_runtime_path)" ] || make -C "$E2E_REPO" all >/dev/null
+  [ -x "$(e2e_runtime_path)" ] || { echo "$(e2e_runtime_path) could not be built" >&2; return 1; }
 }
 
 # make_recording_runtime DIR REAL LOG: write DIR/clasp, a wrapper that appends each call's argv

@@ -10,11 +10,9 @@ bats_require_minimum_version 1.5.0
 BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-90}
 IMG=localhost/clasp-e2e/busybox:latest
 
-pm() {
-  timeout 60 podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" --tmpdir "$PM_DIR/tmp" \
-    --storage-driver overlay --cgroup-manager cgroupfs --events-backend file \
-    --runtime "$PM_RUNTIME" "$@"
-}
+# pm ARGS...: podman with this suite's private directories; $PM is the same as a command (for
+# sh -c, pipes and in_tty).
+pm() { timeout 60 "$PM" "$@"; }
 
 # prun ARGS...: a throwaway container on no network.
 prun() { pm run --rm --network none "$@"; }
@@ -31,6 +29,13 @@ setup_file() {
   : >"$PM_CALLS"
   make_recording_runtime "$PM_DIR/bin" "$(e2e_runtime_path)" "$PM_CALLS"
   export PM_RUNTIME="$PM_DIR/bin/clasp"
+  # Private storage, run, tmp and network-config directories: nothing of the host's podman
+  # state is used or changed. overlay, because the sandbox recognises podman's per-container
+  # files by their .../overlay-containers/<ID>/userdata layout.
+  export PM="$PM_DIR/bin/podman-e2e"
+  printf '#!/bin/sh\nexec podman --root "%s" --runroot "%s" --tmpdir "%s" --network-config-dir "%s" --storage-driver overlay --cgroup-manager cgroupfs --events-backend file --runtime "%s" "$@"\n' \
+    "$PM_DIR/root" "$PM_DIR/runroot" "$PM_DIR/tmp" "$PM_DIR/net" "$PM_RUNTIME" >"$PM"
+  chmod 0755 "$PM"
   # default_ulimits: this machine has no CAP_SYS_RESOURCE, so podman's default nofile/nproc
   # (above the hard limits) could not be granted; ask for what is allowed.
   export CONTAINERS_CONF="$PM_DIR/containers.conf"
@@ -80,7 +85,7 @@ teardown_file() {
 @test "podman run -d, logs, inspect, rm" {
   run pm run -d --name logs1 --network none "$IMG" sh -c 'echo out-line; echo err-line >&2; exit 3'
   [ "$status" -eq 0 ]
-  wait_until 20 sh -c "[ \"\$(podman --root $PM_DIR/root --runroot $PM_DIR/runroot --storage-driver overlay inspect -f '{{.State.Status}}' logs1)\" = exited ]"
+  wait_until 20 sh -c "[ \"\$($PM inspect -f '{{.State.Status}}' logs1)\" = exited ]"
   run pm logs logs1
   [ "$status" -eq 0 ]
   [[ "$output" == *out-line* ]]
@@ -92,9 +97,7 @@ teardown_file() {
 }
 
 @test "podman run -it: the process has a terminal" {
-  run in_tty podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" --tmpdir "$PM_DIR/tmp" \
-    --storage-driver overlay --cgroup-manager cgroupfs --events-backend file --runtime "$PM_RUNTIME" \
-    run -it --rm --network none "$IMG" sh -c 'tty; [ -t 0 ] && echo stdin-is-tty; exit 4'
+  run in_tty "$PM" run -it --rm --network none "$IMG" sh -c 'tty; [ -t 0 ] && echo stdin-is-tty; exit 4'
   output=$(printf '%s' "$output" | strip_cr)
   [ "$status" -eq 4 ]
   [[ "$output" == */dev/pts/* ]]
@@ -102,7 +105,7 @@ teardown_file() {
 }
 
 @test "podman run -i and exec -i: stdin reaches the process unchanged" {
-  run sh -c "printf 'line one\nline two\n' | timeout 60 podman --root $PM_DIR/root --runroot $PM_DIR/runroot --tmpdir $PM_DIR/tmp --storage-driver overlay --cgroup-manager cgroupfs --events-backend file --runtime $PM_RUNTIME run -i --rm --network none $IMG sh -c 'wc -l; [ -t 0 ] || echo not-a-tty'"
+  run sh -c "printf 'line one\nline two\n' | timeout 60 $PM run -i --rm --network none $IMG sh -c 'wc -l; [ -t 0 ] || echo not-a-tty'"
   [ "$status" -eq 0 ]
   [ "$output" = "2
 not-a-tty" ]
@@ -145,9 +148,7 @@ sleep" ]
   run pm exec ex1 sh -c 'exit 5'
   [ "$status" -eq 5 ]
   run -127 pm exec ex1 nosuchcmd
-  run in_tty podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" --tmpdir "$PM_DIR/tmp" \
-    --storage-driver overlay --cgroup-manager cgroupfs --events-backend file --runtime "$PM_RUNTIME" \
-    exec -it ex1 sh -c 'tty; exit 6'
+  run in_tty "$PM" exec -it ex1 sh -c 'tty; exit 6'
   [ "$status" -eq 6 ]
   [[ "$output" == */dev/pts/* ]]
   run pm top ex1
@@ -168,6 +169,14 @@ sleep" ]
   [ "$output" = running ]
   run pm exec pz1 echo alive
   [ "$output" = alive ]
+  # podman kill (SIGKILL) of a paused container: the runtime must thaw it for the kill to land.
+  pm pause pz1 >/dev/null
+  run pm kill pz1
+  [ "$status" -eq 0 ]
+  run pm wait pz1
+  [ "$output" = 137 ]
+  run pm inspect -f '{{.State.Status}}' pz1
+  [ "$output" = exited ]
   pm rm -f -t 0 pz1 >/dev/null
 }
 
@@ -187,10 +196,10 @@ sleep" ]
 @test "podman kill -s delivers the signal; stop sends SIGTERM, then SIGKILL" {
   pm run -d --name k1 --network none "$IMG" \
     sh -c 'trap "echo got-usr1" USR1; trap "echo got-term; exit 42" TERM; while :; do sleep 0.1; done' >/dev/null
-  wait_until 10 sh -c "podman --root $PM_DIR/root --runroot $PM_DIR/runroot --storage-driver overlay top k1 | grep -q sleep"
+  wait_until 10 sh -c "$PM top k1 | grep -q sleep"
   run pm kill -s USR1 k1
   [ "$status" -eq 0 ]
-  wait_until 10 sh -c "podman --root $PM_DIR/root --runroot $PM_DIR/runroot --storage-driver overlay logs k1 | grep -q got-usr1"
+  wait_until 10 sh -c "$PM logs k1 | grep -q got-usr1"
   # A shell that traps TERM exits on stop with its own status.
   run pm stop -t 10 k1
   [ "$status" -eq 0 ]
@@ -362,9 +371,7 @@ sleep" ]
   [ "$status" -ne 0 ]
   [[ "$output" == *'ing.paperclip.fs.scoop: unknown annotation under ing.paperclip.'* ]]
   # No systemd cgroup driver yet: the message says what to use instead.
-  run timeout 60 podman --root "$PM_DIR/root" --runroot "$PM_DIR/runroot" --tmpdir "$PM_DIR/tmp" \
-    --storage-driver overlay --cgroup-manager systemd --events-backend file --runtime "$PM_RUNTIME" \
-    run --rm --network none "$IMG" true
+  run pm --cgroup-manager systemd run --rm --network none "$IMG" true
   [ "$status" -ne 0 ]
   [[ "$output" == *"cgroupfs"* ]]
 }
@@ -382,11 +389,11 @@ sleep" ]
   # Only because this machine lacks CAP_SYS_RESOURCE (see docs/podman.md, "Troubleshooting").
   printf '[containers]\ndefault_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]\n' \
     >"$etc/containers.conf.d/zz-ulimits.conf"
-  mkdir -p "$bin" && cp "$E2E_REPO/build/clasp" "$bin/clasp"
+  mkdir -p "$bin" && cp "$(e2e_runtime_path)" "$bin/clasp"
   run timeout 60 unshare -m --propagation private sh -c '
     mount --bind "$1" /etc/containers && mount --bind "$2" /usr/local/bin || exit 99
     unset CONTAINERS_CONF
-    P="podman --root $3/root --runroot $3/runroot --tmpdir $3/tmp --storage-driver overlay --events-backend file"
+    P="podman --root $3/root --runroot $3/runroot --tmpdir $3/tmp --network-config-dir $3/net --storage-driver overlay --events-backend file"
     $P --runtime clasp info --format "{{.Host.OCIRuntime.Path}} {{.Host.CgroupManager}}"
     $P --runtime clasp run --rm --network none "$4" grep Seccomp: /proc/self/status
     $P --runtime clasp run --rm --network none --annotation ing.paperclip.fs.scope=oops "$4" true

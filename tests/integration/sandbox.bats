@@ -168,12 +168,14 @@ print(s.getsockname()[1], flush=True); time.sleep(60)' >"$BATS_TEST_TMPDIR/port"
 	annotate ing.paperclip.net.scope allowlist
 	annotate ing.paperclip.net.allowlist '["example.com"]'
 	update_config '.process.env += ["HTTP_PROXY=http://evil:1", "no_proxy=*", "ALL_PROXY=socks5://x"]'
-	in_container 'env | grep -i -e proxy= -e _proxy= | sort; cat /proc/net/tcp | grep -c " 0100007F:7A69 " '
+	# 0100007F:7A69 is 127.0.0.1:31337 in /proc/net/tcp, which shows the container's netns
+	in_container 'env | grep -i -e proxy= -e _proxy= | sort; echo listening=$(grep -c " 0100007F:7A69 " /proc/net/tcp)'
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"HTTP_PROXY=http://127.0.0.1:31337"* ]]
 	[[ "$output" == *"https_proxy=http://127.0.0.1:31337"* ]]
 	[[ "$output" == *"NODE_USE_ENV_PROXY=1"* ]]
+	[[ "$output" == *"listening=1"* ]]
 	[[ "$output" != *evil* ]]
 	[[ "$output" != *socks5* ]]
 	[[ "$output" != *"no_proxy=*"* ]]

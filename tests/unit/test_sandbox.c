@@ -812,7 +812,7 @@ TEST(copy_writable_extra_needs_restore)
 
 	c = ws_cfg();
 	annotate(c, "ing.paperclip.workspace.realization", "copy");
-	annotate(c, "ing.paperclip.fs.extra-paths", "[\"/opt/ro\", {\"path\":\"/var/cache/x/y\",\"access\":\"rw\"}]");
+	annotate(c, "ing.paperclip.fs.extra-paths", "[\"/opt/ro\", {\"path\":\"/var/cache/x/y\",\"access\":\"rw\"}, \"/home/u/proj/docs\"]");
 	annotate(c, "ing.paperclip.workspace.outbound-restore-paths", "[\"/var/cache/x\", \"/home/u/proj/out\"]");
 	struct sandbox_plan *plan = expect_ok(c);
 	CHECK(plan && plan->n_syncs == 2);
@@ -821,6 +821,9 @@ TEST(copy_writable_extra_needs_restore)
 	snprintf(want, sizeof want, "%s/y", plan->syncs[1].copy);
 	CHECK(find_mount(c, "/var/cache/x/y") && !strcmp(find_mount(c, "/var/cache/x/y")->source, want));
 	CHECK(find_mount(c, "/opt/ro") && !strcmp(find_mount(c, "/opt/ro")->source, "/opt/ro"));
+	snprintf(want, sizeof want, "%s/docs", plan->syncs[0].copy);
+	CHECK(find_mount(c, "/home/u/proj/docs") && !strcmp(find_mount(c, "/home/u/proj/docs")->source, want));
+	CHECK(mount_has(find_mount(c, "/home/u/proj/docs"), "ro"));
 	sandbox_plan_free(plan);
 	free_cfg(c);
 
