@@ -23,6 +23,9 @@ setup_file() {
   e2e_require_clasp
   export PM_DIR="$BATS_FILE_TMPDIR/pm"
   mkdir -p "$PM_DIR/bin" "$PM_DIR/tmp"
+  # podman (containers/image) keeps root's blob-info cache in /var/lib/containers/cache whatever
+  # --root says; remove it afterwards if this suite is what created it.
+  [ -e /var/lib/containers ] || touch "$PM_DIR/made-var-lib-containers"
   # The runtime is reached through the recording wrapper (named clasp for runtime_supports_json),
   # so that the last test can check what podman sent.
   export PM_CALLS="$PM_DIR/calls.log"
@@ -59,6 +62,7 @@ teardown_file() {
   [ -n "${E2E_KEEP_CALLS:-}" ] && cp "$PM_CALLS" "$E2E_KEEP_CALLS"
   umount_under "$PM_DIR"
   rmdir_empty_cgroups libpod_parent
+  [ -e "$PM_DIR/made-var-lib-containers" ] && rm -rf /var/lib/containers
   rm -rf "$PM_DIR"
 }
 
