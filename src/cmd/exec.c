@@ -18,6 +18,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/lifecycle.h"
+#include "cmd/procwait.h"
 #include "linux/cgroup/cgroup.h"
 #include "linux/exec.h"
 #include "linux/process.h"
@@ -275,28 +276,6 @@ static int build_process(struct oci_config *cfg, struct exec_flags *f, int argc,
 	return 0;
 }
 
-static int write_pid_file(const char *path, pid_t pid, struct clasp_error *err)
-{
-	_cleanup_free_ char *abs = NULL;
-	char cwd[PATH_MAX], buf[32];
-	char *slash;
-	int n;
-
-	if (path[0] == '/')
-		abs = strdup(path);
-	else if (!getcwd(cwd, sizeof cwd))
-		return clasp_error_set(err, errno, "--pid-file: getcwd");
-	else if (asprintf(&abs, "%s/%s", cwd, path) < 0)
-		abs = NULL;
-	if (!abs)
-		return clasp_error_set(err, ENOMEM, "--pid-file");
-	slash = strrchr(abs, '/');
-	*slash = '\0';
-	n = snprintf(buf, sizeof buf, "%d", (int)pid);
-	if (write_file_atomic(abs[0] ? abs : "/", slash + 1, buf, (size_t)n, 0644, err) < 0)
-		return clasp_error_prefix(err, "--pid-file");
-	return 0;
-}
 
 /* A process must not receive runtime fds in place of the caller's: each
  * preserved fd has to be open when we start. */
@@ -319,74 +298,6 @@ static int check_status(const char *status, bool ignore_paused, struct clasp_err
 	if (strcmp(status, "paused") == 0 && !ignore_paused)
 		return clasp_error_set(err, 0, "cannot exec in a paused container (use --ignore-paused to override)");
 	return 0;
-}
-
-static int relay(int from, int to)
-{
-	char buf[8192];
-	ssize_t n = read(from, buf, sizeof buf);
-
-	if (n <= 0)
-		return -1;
-	return write_all(to, buf, (size_t)n) < 0 ? -1 : 0;
-}
-
-/* As `run`: forward signals, relay a kept pty, return the exit status. */
-static int wait_process(const struct linux_exec_proc *pr, int sfd)
-{
-	int pty = pr->pty_master;
-	bool stdin_open = pty >= 0;
-	struct pollfd p[3];
-	int status;
-
-	for (;;) {
-		int n = 0, r;
-
-		p[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
-		if (pty >= 0)
-			p[n++] = (struct pollfd){.fd = pty, .events = POLLIN};
-		if (stdin_open)
-			p[n++] = (struct pollfd){.fd = 0, .events = POLLIN};
-		r = poll(p, (nfds_t)n, -1);
-		if (r < 0 && errno != EINTR)
-			return 1;
-		if (r <= 0)
-			continue;
-		if (p[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-			if (read(sfd, &si, sizeof si) == sizeof si) {
-				if ((int)si.ssi_signo == SIGCHLD) {
-					pid_t w;
-					while ((w = waitpid(-1, &status, WNOHANG)) > 0) {
-						if (w != pr->pid)
-							continue;
-						if (pty >= 0)
-							while (relay(pty, 1) == 0)
-								;
-						return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-					}
-				} else if ((int)si.ssi_signo == SIGWINCH && pty >= 0) {
-					struct winsize ws;
-					if (ioctl(0, TIOCGWINSZ, &ws) == 0)
-						ioctl(pty, TIOCSWINSZ, &ws);
-				} else if (pr->pidfd >= 0) {
-					syscall(SYS_pidfd_send_signal, pr->pidfd, (int)si.ssi_signo, NULL, 0);
-				} else {
-					kill(pr->pid, (int)si.ssi_signo);
-				}
-			}
-		}
-		if (pty >= 0 && n > 1 && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-			if (relay(pty, 1) < 0) {
-				pty = -1;
-				stdin_open = false;
-			}
-		}
-		if (stdin_open && n > 2 && (p[2].revents & (POLLIN | POLLHUP | POLLERR))) {
-			if (relay(0, pty) < 0)
-				stdin_open = false;
-		}
-	}
 }
 
 static int send_listener(const struct oci_config *cfg, const char *id, const struct container_state *st,
@@ -454,13 +365,8 @@ static int do_exec(struct global_opts *g, struct exec_flags *f, int argc, char *
 	if (st.cgroup && cgroup_open(st.cgroup, &cg, err) < 0)
 		goto out;
 	/* Block what we forward before the child exists; it unblocks its own. */
-	sigfillset(&set);
-	sigdelset(&set, SIGSEGV);
-	sigdelset(&set, SIGBUS);
-	sigdelset(&set, SIGILL);
-	sigdelset(&set, SIGFPE);
 	if (!f->detach)
-		sigprocmask(SIG_BLOCK, &set, NULL);
+		cmd_block_forwarded_signals(&set);
 	{
 		struct linux_exec_opts lo = {
 			.cfg = cfg,
@@ -481,7 +387,7 @@ static int do_exec(struct global_opts *g, struct exec_flags *f, int argc, char *
 	if (lock >= 0)
 		close(lock);
 	lock = -1;
-	if (f->pid_file && write_pid_file(f->pid_file, pr.pid, err) < 0)
+	if (f->pid_file && cmd_write_pid_file(f->pid_file, pr.pid, err) < 0)
 		goto out;
 	if (send_listener(cfg, id, &st, &pr, err) < 0)
 		goto out;
@@ -503,7 +409,7 @@ static int do_exec(struct global_opts *g, struct exec_flags *f, int argc, char *
 		if (ioctl(0, TIOCGWINSZ, &ws) == 0)
 			ioctl(pr.pty_master, TIOCSWINSZ, &ws);
 	}
-	r = wait_process(&pr, sfd);
+	r = cmd_wait_process(pr.pid, pr.pidfd, pr.pty_master, sfd);
 	spawned = false;
 	if (raw)
 		tcsetattr(0, TCSANOW, &saved);

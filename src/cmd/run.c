@@ -16,6 +16,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/lifecycle.h"
+#include "cmd/procwait.h"
 #include "util/log.h"
 
 int create_parse(int argc, char **argv, struct create_req *req, const char *extra_short,
@@ -55,81 +56,6 @@ static int on_flag(int opt, void *ctx)
 	return 0;
 }
 
-static int relay(int from, int to)
-{
-	char buf[8192];
-	ssize_t n = read(from, buf, sizeof buf);
-	ssize_t off = 0;
-
-	if (n <= 0)
-		return -1;
-	while (off < n) {
-		ssize_t w = write(to, buf + off, (size_t)(n - off));
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		off += w;
-	}
-	return 0;
-}
-
-static int wait_container(pid_t pid, int pty, int sfd)
-{
-	struct pollfd p[3];
-	bool stdin_open = pty >= 0;
-	int status;
-
-	for (;;) {
-		int n = 0, r;
-
-		p[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
-		if (pty >= 0)
-			p[n++] = (struct pollfd){.fd = pty, .events = POLLIN};
-		if (stdin_open)
-			p[n++] = (struct pollfd){.fd = 0, .events = POLLIN};
-		r = poll(p, (nfds_t)n, -1);
-		if (r < 0 && errno != EINTR)
-			return 1;
-		if (p[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-			if (read(sfd, &si, sizeof si) == sizeof si) {
-				if ((int)si.ssi_signo == SIGCHLD) {
-					pid_t w;
-					while ((w = waitpid(-1, &status, WNOHANG)) > 0) {
-						if (w != pid)
-							continue;
-						if (pty >= 0) /* drain what the container wrote last */
-							while (relay(pty, 1) == 0)
-								;
-						if (WIFSIGNALED(status))
-							return 128 + WTERMSIG(status);
-						return WEXITSTATUS(status);
-					}
-				} else if ((int)si.ssi_signo == SIGWINCH && pty >= 0) {
-					struct winsize ws;
-					if (ioctl(0, TIOCGWINSZ, &ws) == 0)
-						ioctl(pty, TIOCSWINSZ, &ws);
-				} else {
-					kill(pid, (int)si.ssi_signo);
-				}
-			}
-		}
-		if (pty >= 0 && n > 1 && (p[1].revents & (POLLIN | POLLHUP))) {
-			if (relay(pty, 1) < 0) {
-				/* the slave side closed; wait for the exit status */
-				pty = -1;
-				stdin_open = false;
-			}
-		}
-		if (stdin_open && n > 2 && (p[2].revents & (POLLIN | POLLHUP))) {
-			if (relay(0, pty) < 0)
-				stdin_open = false;
-		}
-	}
-}
-
 int cmd_run(struct global_opts *g, int argc, char **argv, struct clasp_error *err)
 {
 	static const struct option extra[] = {
@@ -146,14 +72,8 @@ int cmd_run(struct global_opts *g, int argc, char **argv, struct clasp_error *er
 	if (r != 0)
 		return r < 0 ? -1 : 0;
 	req.keep_pty_master = !f.detach && !req.console_socket;
-	/* Block what we forward before the init exists; it unblocks its own. */
-	sigfillset(&set);
-	sigdelset(&set, SIGSEGV);
-	sigdelset(&set, SIGBUS);
-	sigdelset(&set, SIGILL);
-	sigdelset(&set, SIGFPE);
 	if (!f.detach)
-		sigprocmask(SIG_BLOCK, &set, NULL);
+		cmd_block_forwarded_signals(&set);
 	if (lc_create(g, &req, &c, err) < 0)
 		return -1;
 	if (lc_start(g, req.id, err) < 0) {
@@ -176,7 +96,7 @@ int cmd_run(struct global_opts *g, int argc, char **argv, struct clasp_error *er
 		if (ioctl(0, TIOCGWINSZ, &ws) == 0)
 			ioctl(c.pty_master, TIOCSWINSZ, &ws);
 	}
-	code = wait_container(c.pid, c.pty_master, sfd);
+	code = cmd_wait_process(c.pid, c.pidfd, c.pty_master, sfd);
 	if (raw)
 		tcsetattr(0, TCSANOW, &saved);
 	if (!f.keep) {
