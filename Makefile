@@ -48,7 +48,7 @@ HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))
 
 BINS       := $(BUILD)/clasp $(if $(EGRESS_SRC),$(BUILD)/clasp-egress)
 
-.PHONY: all clean check check-cgroup2 helpers unit integration conformance deps demo install uninstall asan static fuzz lint bench
+.PHONY: all clean check check-cgroup2 e2e helpers unit integration conformance deps demo install uninstall asan static fuzz lint bench
 all: $(BINS)
 
 $(BUILD)/obj/%.o: src/%.c
@@ -108,7 +108,13 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) integration
 	$(MAKE) conformance
+	$(MAKE) e2e
 	$(MAKE) check-cgroup2
+
+# podman and containerd driving build/clasp (installed by the suites when
+# missing; they skip with the reason only when the package cannot be had).
+e2e: all helpers
+	$(BATS) $(BATS_FLAGS) -r tests/e2e
 
 # Pure cgroup v2 (and an older 6.1 kernel) in a qemu VM: the static binary and
 # the cgroup checks in one boot (tests/vm/README.md).
