@@ -48,7 +48,7 @@ HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))
 
 BINS       := $(BUILD)/clasp $(if $(EGRESS_SRC),$(BUILD)/clasp-egress)
 
-.PHONY: all clean check check-cgroup2 e2e helpers unit integration conformance deps demo install uninstall asan static fuzz lint bench
+.PHONY: all clean check check-cgroup2 e2e security helpers unit integration conformance deps demo install uninstall asan static fuzz lint bench
 all: $(BINS)
 
 $(BUILD)/obj/%.o: src/%.c
@@ -108,8 +108,23 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) integration
 	$(MAKE) conformance
+	$(MAKE) security
 	$(MAKE) e2e
 	$(MAKE) check-cgroup2
+	scripts/fuzz.sh 30
+	$(MAKE) lint
+
+# One bats file per known runtime escape class (docs/security.md).
+security: all helpers
+	$(BATS) $(BATS_FLAGS) -r tests/security
+
+# libFuzzer harnesses (clang), 60 s per target; make check runs 30 s each.
+fuzz:
+	scripts/fuzz.sh 60
+
+# cppcheck and clang-tidy with the checked-in .clang-tidy: zero findings.
+lint:
+	scripts/lint.sh
 
 # podman and containerd driving build/clasp (installed by the suites when
 # missing; they skip with the reason only when the package cannot be had).

@@ -21,7 +21,7 @@ const char *clasp_strerror(int errnum, char *buf, size_t len)
 	return buf;
 }
 
-int clasp_error_set(struct clasp_error *err, int errnum, const char *fmt, ...)
+int clasp_error_set_(struct clasp_error *err, int errnum, const char *fmt, ...)
 {
 	va_list ap;
 	char ebuf[128];
@@ -41,7 +41,7 @@ int clasp_error_set(struct clasp_error *err, int errnum, const char *fmt, ...)
 	return -1;
 }
 
-int clasp_error_prefix(struct clasp_error *err, const char *fmt, ...)
+int clasp_error_prefix_(struct clasp_error *err, const char *fmt, ...)
 {
 	va_list ap;
 	char ctx[CLASP_ERROR_MAX];
