@@ -116,7 +116,7 @@ static int parse_u64(const char *flag, const char *s, uint64_t *out, struct clas
 	char *end;
 
 	errno = 0;
-	if (*s < '0' || *s > '9' || (*out = strtoull(s, &end, 10), errno) || *end)
+	if (!s || *s < '0' || *s > '9' || (*out = strtoull(s, &end, 10), errno) || *end)
 		return clasp_error_set(err, 0, "--%s: invalid number \"%s\"", flag, s);
 	return 0;
 }
@@ -126,7 +126,7 @@ static int parse_i64(const char *flag, const char *s, int64_t *out, struct clasp
 	char *end;
 
 	errno = 0;
-	if (!*s || (*out = strtoll(s, &end, 10), errno) || *end)
+	if (!s || !*s || (*out = strtoll(s, &end, 10), errno) || *end)
 		return clasp_error_set(err, 0, "--%s: invalid number \"%s\"", flag, s);
 	return 0;
 }
@@ -150,6 +150,8 @@ static int apply_flag(int opt, const char *name, const char *val, struct oci_res
 	int64_t i = 0;
 	uint64_t u = 0;
 
+	if (!val)
+		return clasp_error_set(err, 0, "--%s: a value is required", name);
 	switch (opt) {
 	case OPT_MEMORY:
 	case OPT_MEMORY_SWAP:

@@ -549,7 +549,6 @@ int linux_exec_spawn(const struct linux_exec_opts *o, struct linux_exec_proc *ou
 		} else {
 			out->pty_master = pty;
 		}
-		pty = -1;
 	}
 	return 0;
 fail:

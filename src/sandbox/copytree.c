@@ -233,7 +233,7 @@ int sb_copy_tree(const char *src, const char *dst, const char *manifest, struct 
 	mfd = open(manifest, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (mfd < 0 || !(cs.manifest = fdopen(mfd, "w")))
 		return clasp_error_set(err, errno, "open %s", manifest);
-	mfd = -1;
+	mfd = -1; /* NOLINT(clang-analyzer-deadcode.DeadStores): read by the cleanup attribute; cs.manifest owns the fd now */
 	r = copy_dir(&cs, sfd, dfd, "");
 	if (r == 0)
 		r = copy_meta(dfd, &st, cs.root, src, err);

@@ -101,17 +101,27 @@ int sb_mkdir_p(const char *path, mode_t mode, struct clasp_error *err)
 	return 0;
 }
 
-static int remove_children(int dfd, dev_t dev, const char *path, struct clasp_error *err)
+struct rm_frame {
+	char *name;     /* of the directory entered, in its parent */
+	ino_t parent;   /* the parent's inode, checked when coming back up */
+};
+
+/* One directory level: unlink what can go now; return in *sub the name of
+ * the first non-empty subdirectory (to enter), or NULL when none is left. */
+static int remove_level(int dfd, dev_t dev, const char *path, const char *rel, char **sub,
+			struct clasp_error *err)
 {
 	DIR *d;
 	struct dirent *de;
 	int r = 0, fd = dup(dfd);
 
+	*sub = NULL;
 	if (fd < 0 || !(d = fdopendir(fd))) {
 		if (fd >= 0)
 			close(fd);
-		return clasp_error_set(err, errno, "open %s", path);
+		return clasp_error_set(err, errno, "open %s%s", path, rel);
 	}
+	rewinddir(d); /* the dup shares its offset with dfd */
 	while ((de = readdir(d))) {
 		struct stat st;
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -119,34 +129,129 @@ static int remove_children(int dfd, dev_t dev, const char *path, struct clasp_er
 		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno == ENOENT)
 				continue;
-			r = clasp_error_set(err, errno, "stat %s/%s", path, de->d_name);
+			r = clasp_error_set(err, errno, "stat %s%s/%s", path, rel, de->d_name);
 			break;
 		}
 		if (S_ISDIR(st.st_mode)) {
-			/* Directories the agent made read-only (chmod 0500) must still go. */
-			_cleanup_close_ int sub = -1;
 			if (st.st_dev != dev) {
-				r = clasp_error_set(err, EBUSY, "remove %s/%s: a mount is in the way", path,
+				r = clasp_error_set(err, EBUSY, "remove %s%s/%s: a mount is in the way", path, rel,
 						    de->d_name);
 				break;
 			}
-			sub = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub >= 0 && (st.st_mode & 0700) != 0700)
-				(void)fchmod(sub, (st.st_mode & 07777) | 0700);
-			if (sub < 0 || remove_children(sub, dev, path, err) < 0) {
-				r = sub < 0 ? clasp_error_set(err, errno, "open %s/%s", path, de->d_name) : -1;
+			if (unlinkat(dfd, de->d_name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+				continue;
+			if (errno != ENOTEMPTY && errno != EEXIST && errno != EACCES && errno != EPERM) {
+				r = clasp_error_set(err, errno, "remove %s%s/%s", path, rel, de->d_name);
 				break;
 			}
-			if (unlinkat(dfd, de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
-				r = clasp_error_set(err, errno, "remove %s/%s", path, de->d_name);
-				break;
-			}
+			if (!(*sub = strdup(de->d_name)))
+				r = clasp_error_set(err, ENOMEM, "remove %s", path);
+			break;
 		} else if (unlinkat(dfd, de->d_name, 0) < 0 && errno != ENOENT) {
-			r = clasp_error_set(err, errno, "remove %s/%s", path, de->d_name);
+			r = clasp_error_set(err, errno, "remove %s%s/%s", path, rel, de->d_name);
 			break;
 		}
 	}
 	closedir(d);
+	return r;
+}
+
+/* Removes everything below the directory open as top (which stays open).
+ * Depth first, with a constant number of descriptors (the directory being
+ * emptied, one listing of it, and the child or parent being opened): a
+ * create that failed for want of fds (EMFILE) must still be able to undo its
+ * workspace copy, however deep. Coming back up goes through "..", checked
+ * against the inode seen on the way down, so a directory moved meanwhile
+ * cannot lead the walk out of the tree. */
+static int remove_children(int top, dev_t dev, const char *path, struct clasp_error *err)
+{
+	struct rm_frame *stack = NULL;
+	size_t depth = 0, cap = 0, i;
+	_cleanup_free_ char *rel = strdup("");
+	struct stat st;
+	ino_t cur_ino;
+	int cur = top, r = 0;
+
+	if (!rel)
+		return clasp_error_set(err, ENOMEM, "remove %s", path);
+	if (fstat(top, &st) < 0)
+		return clasp_error_set(err, errno, "stat %s", path);
+	cur_ino = st.st_ino;
+	for (;;) {
+		char *sub;
+		if (remove_level(cur, dev, path, rel, &sub, err) < 0) {
+			r = -1;
+			break;
+		}
+		if (sub) {
+			int fd = openat(cur, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			char *nrel = NULL;
+			if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != dev) {
+				r = clasp_error_set(err, fd < 0 ? errno : EBUSY, "open %s%s/%s", path, rel, sub);
+				if (fd >= 0)
+					close(fd);
+				free(sub);
+				break;
+			}
+			/* Directories the agent made read-only (chmod 0500) must still go. */
+			if ((st.st_mode & 0700) != 0700)
+				(void)fchmod(fd, (st.st_mode & 07777) | 0700);
+			if (depth == cap) {
+				size_t ncap = cap ? 2 * cap : 16;
+				void *grown = reallocarray(stack, ncap, sizeof *stack);
+				/* keep the old stack on failure: the caller still frees it */
+				if (grown) {
+					stack = grown;
+					cap = ncap;
+				}
+			}
+			if (depth == cap || asprintf(&nrel, "%s/%s", rel, sub) < 0) {
+				r = clasp_error_set(err, ENOMEM, "remove %s", path);
+				close(fd);
+				free(sub);
+				break;
+			}
+			stack[depth++] = (struct rm_frame){.name = sub, .parent = cur_ino};
+			free(rel);
+			rel = nrel;
+			if (cur != top)
+				close(cur);
+			cur = fd;
+			cur_ino = st.st_ino;
+			continue;
+		}
+		if (depth == 0)
+			break;
+		/* cur is empty: go back up and remove it. */
+		{
+			struct rm_frame f = stack[--depth];
+			int up = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (up < 0 || fstat(up, &st) < 0 || st.st_dev != dev || st.st_ino != f.parent) {
+				r = clasp_error_set(err, up < 0 ? errno : ESTALE, "remove %s%s: moved during removal",
+						    path, rel);
+				if (up >= 0)
+					close(up);
+				free(f.name);
+				break;
+			}
+			if (cur != top)
+				close(cur);
+			cur = up;
+			cur_ino = st.st_ino;
+			rel[strlen(rel) - strlen(f.name) - 1] = '\0';
+			if (unlinkat(cur, f.name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
+				r = clasp_error_set(err, errno, "remove %s%s/%s", path, rel, f.name);
+				free(f.name);
+				break;
+			}
+			free(f.name);
+		}
+	}
+	if (cur != top)
+		close(cur);
+	for (i = 0; i < depth; i++)
+		free(stack[i].name);
+	free(stack);
 	return r;
 }
 

@@ -111,14 +111,15 @@ static int cmp_order_desc(const void *a, const void *b)
 /* Entries of the snapshot that are gone from the copy (or changed type). */
 static int scan_deletions(struct wb *w)
 {
-	struct sb_entry **byorder = calloc(w->m.n ? w->m.n : 1, sizeof *byorder);
+	/* An array of pointers into the manifest: the element size is a pointer's. */
+	struct sb_entry **byorder = calloc(w->m.n ? w->m.n : 1, sizeof *byorder); /* NOLINT(bugprone-sizeof-expression) */
 	size_t i;
 
 	if (!byorder)
 		return clasp_error_set(w->err, ENOMEM, "write-back");
 	for (i = 0; i < w->m.n; i++)
 		byorder[i] = &w->m.v[i];
-	qsort(byorder, w->m.n, sizeof *byorder, cmp_order_desc);
+	qsort(byorder, w->m.n, sizeof *byorder, cmp_order_desc); /* NOLINT(bugprone-sizeof-expression) */
 	for (i = 0; i < w->m.n; i++) {
 		const struct sb_entry *e = byorder[i];
 		struct stat cs, hs;

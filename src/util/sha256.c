@@ -19,7 +19,7 @@ static const uint32_t K[64] = {
 static void block(struct sha256 *s, const unsigned char *p)
 {
 	uint32_t w[64], a, b, c, d, e, f, g, h;
-	int i;
+	size_t i;
 
 	for (i = 0; i < 16; i++)
 		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
@@ -69,7 +69,7 @@ void sha256_final(struct sha256 *s, unsigned char out[32])
 {
 	uint64_t bits = s->len * 8;
 	unsigned char pad = 0x80, zero = 0, lenb[8];
-	int i;
+	size_t i;
 
 	sha256_update(s, &pad, 1);
 	while (s->n != 56)
@@ -89,7 +89,7 @@ void sha256_hex(const void *data, size_t len, char out[65])
 {
 	struct sha256 s;
 	unsigned char d[32];
-	int i;
+	size_t i;
 
 	sha256_init(&s);
 	sha256_update(&s, data, len);
