@@ -48,7 +48,7 @@ HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))
 
 BINS       := $(BUILD)/clasp $(if $(EGRESS_SRC),$(BUILD)/clasp-egress)
 
-.PHONY: all clean check check-cgroup2 e2e security helpers unit integration conformance deps demo install uninstall asan static fuzz lint bench
+.PHONY: all clean check check-cgroup2 e2e security rootless helpers unit integration conformance deps demo install uninstall asan static fuzz lint bench
 all: $(BINS)
 
 $(BUILD)/obj/%.o: src/%.c
@@ -109,10 +109,15 @@ check: deps
 	$(MAKE) integration
 	$(MAKE) conformance
 	$(MAKE) security
+	$(MAKE) rootless
 	$(MAKE) e2e
 	$(MAKE) check-cgroup2
 	scripts/fuzz.sh 30
 	$(MAKE) lint
+
+# clasp run by an unprivileged test user the suite creates (docs/rootless.md).
+rootless: all helpers
+	$(BATS) $(BATS_FLAGS) -r tests/rootless
 
 # One bats file per known runtime escape class (docs/security.md).
 security: all helpers

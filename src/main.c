@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "linux/rootless.h"
 #include "cmd/cmd.h"
 #include "oci/version.h"
 #include "util/log.h"
@@ -101,7 +102,8 @@ int main(int argc, char **argv)
 		perror("clasp: open log file");
 		return 1;
 	}
-	if (!g.root)
+	g.rootless = rootless_detect();
+	if (!g.root && !g.rootless)
 		g.root = "/run/clasp";
 	if (optind >= argc) {
 		usage(stderr);
@@ -119,6 +121,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "clasp: unknown command \"%s\"\n", argv[optind]);
 		usage(stderr);
 		return 1;
+	}
+	/* Without root the state lives in the user's runtime directory; only
+	 * commands that never touch state may run without one. */
+	if (!g.root) {
+		static char *rootless_root;
+		if (rootless_default_root(&rootless_root, &err) == 0)
+			g.root = rootless_root;
+		else if (strcmp(c->name, "spec") != 0 && strcmp(c->name, "features") != 0) {
+			log_fatal(err.msg);
+			return 1;
+		} else
+			g.root = "/run/clasp";
 	}
 	/* Commands that put processes into containers run from a sealed copy of
 	 * the binary (util/selfexec.h); a failure to seal is fatal, since the

@@ -1,4 +1,5 @@
 #include "cmd/lifecycle.h"
+#include "cmd/procwait.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include "linux/device_rules.h"
 #include "linux/hooks.h"
 #include "linux/process.h"
+#include "linux/rootless.h"
 #include "linux/validate.h"
 #include "sandbox/egress_policy.h"
 #include "sandbox/sandbox.h"
@@ -42,27 +44,6 @@ static void now_rfc3339(char *buf, size_t len)
 	snprintf(buf + n, len - n, ".%09ldZ", ts.tv_nsec);
 }
 
-static int write_pid_file(const char *path, pid_t pid, struct clasp_error *err)
-{
-	_cleanup_free_ char *abs = NULL;
-	char cwd[PATH_MAX], buf[32];
-	char *slash;
-	int n;
-
-	if (path[0] == '/')
-		abs = strdup(path);
-	else if (!getcwd(cwd, sizeof cwd))
-		return clasp_error_set(err, errno, "--pid-file: getcwd");
-	else if (asprintf(&abs, "%s/%s", cwd, path) < 0)
-		abort();
-	slash = strrchr(abs, '/');
-	*slash = '\0';
-	n = snprintf(buf, sizeof buf, "%d", (int)pid);
-	/* Atomic, so a client polling the file never reads a partial pid. */
-	if (write_file_atomic(abs[0] ? abs : "/", slash + 1, buf, (size_t)n, 0644, err) < 0)
-		return clasp_error_prefix(err, "--pid-file");
-	return 0;
-}
 
 static char *resolve_bundle(const char *bundle, struct clasp_error *err)
 {
@@ -253,7 +234,7 @@ int lc_create(struct global_opts *g, const struct create_req *req, struct create
 	hook = egress_hook_path();
 	{
 		struct sandbox_ctx ctx = {.id = req->id, .bundle = bundle, .state_dir = dir,
-					  .egress_hook = hook, .rootless = geteuid() != 0};
+					  .egress_hook = hook, .rootless = g->rootless};
 		/* Annotations become plain OCI changes before anything else
 		 * looks at the config. */
 		if (sandbox_rewrite(cfg, &ctx, &plan, err) < 0)
@@ -264,6 +245,8 @@ int lc_create(struct global_opts *g, const struct create_req *req, struct create
 		goto out;
 	}
 	if (linux_validate(cfg, err) < 0)
+		goto out;
+	if (g->rootless && rootless_check_config(cfg, err) < 0)
 		goto out;
 	listen_fds_passthrough(cfg, &preserve_fds);
 	process_check_capabilities(cfg->process);
@@ -300,13 +283,15 @@ int lc_create(struct global_opts *g, const struct create_req *req, struct create
 		if (seccomp_prepare(cfg->linux_.seccomp, cache, &sc, err) < 0)
 			goto out;
 	}
-	if (cgroup_create(req->id, cfg->linux_.cgroups_path, geteuid() != 0, &cg, err) < 0)
+	if (cgroup_create(req->id, cfg->linux_.cgroups_path, g->rootless, &cg, err) < 0)
+		goto out;
+	if (g->rootless && rootless_check_resources(&cfg->linux_.resources, cg != NULL, err) < 0)
 		goto out;
 	/* Only when the config restricts devices: appending allow rules to an
 	 * empty list would turn "no rules" into "these only" on v2. */
 	if (cfg->linux_.resources.n_devices)
 		device_rules_add_defaults(cfg);
-	if (cfg->linux_.resources.present && cgroup_apply(cg, &cfg->linux_.resources, err) < 0)
+	if (cg && cfg->linux_.resources.present && cgroup_apply(cg, &cfg->linux_.resources, err) < 0)
 		goto out;
 	if (asprintf(&fifo, "%s/exec.fifo", dir) < 0)
 		abort();
@@ -355,7 +340,7 @@ int lc_create(struct global_opts *g, const struct create_req *req, struct create
 		    seccomp_send_listener(cfg->linux_.seccomp->listener_path, c.seccomp_fd, payload, err) < 0)
 			goto out;
 	}
-	if (req->pid_file && write_pid_file(req->pid_file, c.pid, err) < 0)
+	if (req->pid_file && cmd_write_pid_file(req->pid_file, c.pid, err) < 0)
 		goto out;
 	if (out) {
 		out->pid = c.pid;

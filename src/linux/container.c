@@ -259,8 +259,13 @@ int linux_container_spawn(const struct linux_create_opts *o, struct linux_contai
 	 * that user (as the host sees it) must own it. */
 	if (cfg->process &&
 	    chown(o->fifo_path, host_id(cfg->linux_.uid_mappings, cfg->linux_.n_uid_mappings, cfg->process->user.uid),
-		  host_id(cfg->linux_.gid_mappings, cfg->linux_.n_gid_mappings, cfg->process->user.gid)) < 0)
-		return clasp_error_set(err, errno, "chown exec fifo %s", o->fifo_path);
+		  host_id(cfg->linux_.gid_mappings, cfg->linux_.n_gid_mappings, cfg->process->user.gid)) < 0) {
+		/* Without root it cannot be given to a subordinate id: let others
+		 * open it for writing instead. The init reopens it through its
+		 * fd, so the (0700) runtime directory still keeps everyone else out. */
+		if (errno != EPERM || geteuid() == 0 || chmod(o->fifo_path, 0622) < 0)
+			return clasp_error_set(err, errno, "chown exec fifo %s", o->fifo_path);
+	}
 	fifo_fd = open(o->fifo_path, O_PATH | O_CLOEXEC);
 	if (fifo_fd < 0)
 		return clasp_error_set(err, errno, "open exec fifo %s", o->fifo_path);

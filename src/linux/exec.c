@@ -52,6 +52,7 @@ struct target {
 	int flags;       /* namespaces that differ from ours (joining our own user ns is EINVAL) */
 	int fds[N_NS];   /* /proc/PID/ns/<name>, -1 where not joined */
 	int rootfd;      /* /proc/PID/root */
+	int joined;      /* namespaces an intermediate process already joined */
 };
 
 static void target_close(struct target *t)
@@ -80,7 +81,7 @@ static int target_open(pid_t pid, uint64_t start, struct target *t, struct clasp
 	char path[64];
 	size_t i;
 
-	t->flags = 0;
+	t->flags = t->joined = 0;
 	t->pidfd = t->rootfd = -1;
 	for (i = 0; i < N_NS; i++)
 		t->fds[i] = -1;
@@ -139,7 +140,7 @@ static __attribute__((noreturn)) void child_fail(int sync, struct clasp_error *e
 
 static int join_namespaces(const struct target *t, struct clasp_error *err)
 {
-	int flags = t->flags & ~CLONE_NEWPID; /* born in it already */
+	int flags = t->flags & ~CLONE_NEWPID & ~t->joined; /* born in it already */
 	size_t i;
 
 	if (!flags)
@@ -289,7 +290,9 @@ static __attribute__((noreturn)) void exec_child(const struct linux_exec_opts *o
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Forked by the user-namespace intermediate, which exits at once. */
+	if (!t->joined)
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* Not ptrace-able nor readable through /proc by the container while we
 	 * still hold runtime fds (CVE-2016-9962); execve makes us dumpable again. */
 	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
@@ -457,13 +460,46 @@ static void leave_pid_ns(int *saved)
 	*saved = -1;
 }
 
+/* Without privilege over the container's user namespace (rootless), the
+ * runtime cannot join its pid namespace: an intermediate joins the user
+ * namespace and then the pid namespace, forks the process there, reports
+ * its pid and exits; the runtime is a subreaper so the process stays its
+ * child to wait for. */
+static pid_t spawn_via_user_ns(const struct linux_exec_opts *o, struct target *t, int sv[2], int *pidfd)
+{
+	struct clasp_error e = {0};
+	pid_t pid, child;
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	pid = do_clone(-1, pidfd);
+	if (pid != 0)
+		return pid;
+	close(sv[0]);
+	if (setns(ns_fd(t, CLONE_NEWUSER), CLONE_NEWUSER) < 0 || setns(ns_fd(t, CLONE_NEWPID), CLONE_NEWPID) < 0) {
+		clasp_error_set(&e, errno, "join the container's user and pid namespaces");
+		sync_send_error(sv[1], &e);
+		_exit(1);
+	}
+	t->joined = CLONE_NEWUSER;
+	child = fork();
+	if (child == 0)
+		exec_child(o, t, sv[1]);
+	if (child < 0) {
+		clasp_error_set(&e, errno, "fork exec process");
+		sync_send_error(sv[1], &e);
+		_exit(1);
+	}
+	sync_send_val(sv[1], SYNC_PID, child, -1, &e);
+	_exit(0);
+}
+
 int linux_exec_spawn(const struct linux_exec_opts *o, struct linux_exec_proc *out, struct clasp_error *err)
 {
 	struct target t;
 	int sv[2] = {-1, -1};
 	int cgfd = -1, pty = -1, saved_pid = -1;
 	_cleanup_close_ int console = -1;
-	bool ready = false;
+	bool ready = false, via_user = false;
 
 	memset(out, 0, sizeof *out);
 	out->pidfd = out->pty_master = out->seccomp_fd = -1;
@@ -487,10 +523,18 @@ int linux_exec_spawn(const struct linux_exec_opts *o, struct linux_exec_proc *ou
 	}
 	if (o->cgroup)
 		cgfd = cgroup_clone_into_fd(o->cgroup);
-	if (join_pid_ns(&t, &saved_pid, err) < 0)
-		goto fail;
+	if (join_pid_ns(&t, &saved_pid, err) < 0) {
+		if (!(t.flags & CLONE_NEWUSER) || err->code != EPERM)
+			goto fail;
+		via_user = true;
+	}
 	fflush(NULL);
-	out->pid = do_clone(cgfd, &out->pidfd);
+	if (via_user) {
+		cgfd = -1;
+		out->pid = spawn_via_user_ns(o, &t, sv, &out->pidfd);
+	} else {
+		out->pid = do_clone(cgfd, &out->pidfd);
+	}
 	if (out->pid < 0 && errno == EOPNOTSUPP) {
 		cgfd = -1;
 		out->pid = do_clone(-1, &out->pidfd);
@@ -500,6 +544,21 @@ int linux_exec_spawn(const struct linux_exec_opts *o, struct linux_exec_proc *ou
 		exec_child(o, &t, sv[1]);
 	}
 	leave_pid_ns(&saved_pid);
+	if (out->pid > 0 && via_user) {
+		int32_t gpid = 0;
+		int st;
+
+		if (sync_recv_val(sv[0], SYNC_PID, &gpid, NULL, err) < 0) {
+			waitpid(out->pid, &st, 0);
+			out->pid = 0;
+			goto fail;
+		}
+		waitpid(out->pid, &st, 0);
+		if (out->pidfd >= 0)
+			close(out->pidfd);
+		out->pid = gpid;
+		out->pidfd = (int)syscall(SYS_pidfd_open, gpid, 0);
+	}
 	if (out->pid < 0) {
 		clasp_error_set(err, errno, "clone exec process");
 		out->pid = 0;

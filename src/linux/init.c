@@ -1,4 +1,5 @@
 #include "linux/init.h"
+#include "linux/rootless.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -226,7 +227,8 @@ void init_main(const struct init_args *a)
 	}
 	if (ns_join_paths(cfg, CLONE_NEWPID | CLONE_NEWTIME | a->joined_flags, &err) < 0)
 		fail(a->sync, &err);
-	ro.userns = ro.userns || ((a->clone_flags | a->joined_flags) & CLONE_NEWUSER);
+	/* Run inside a user namespace (rootless podman), mknod fails too. */
+	ro.userns = ro.userns || ((a->clone_flags | a->joined_flags) & CLONE_NEWUSER) || rootless_detect();
 	if (cgns && !cgns->path && !(a->clone_flags & CLONE_NEWCGROUP)) {
 		/* Now that we sit in our cgroup, its root becomes the namespace's. */
 		if (unshare(CLONE_NEWCGROUP) < 0) {

@@ -93,6 +93,11 @@ static int cg_hierarchies(struct cg_hier *h, int max, struct clasp_error *err)
 				strncat(h[n].controllers, ",", sizeof h[n].controllers - strlen(h[n].controllers) - 1);
 			strncat(h[n].controllers, o, sizeof h[n].controllers - strlen(h[n].controllers) - 1);
 		}
+		/* A /sys bound into the rootfs repeats every hierarchy under
+		 * the rootfs; the host's own mount comes first in mountinfo. */
+		for (int i = 0; i < n && (h[n].v2 || h[n].controllers[0]); i++)
+			if (h[i].v2 == h[n].v2 && strcmp(h[i].controllers, h[n].controllers) == 0)
+				h[n].v2 = false, h[n].controllers[0] = '\0';
 		if (h[n].v2 || h[n].controllers[0])
 			n++;
 	}

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "linux/rootless.h"
 #include "util/cleanup.h"
 #include "util/fs.h"
 
@@ -67,7 +68,12 @@ static int write_map(pid_t pid, const char *file, const struct oci_idmap *m, siz
 int ns_write_id_maps(pid_t pid, const struct oci_linux *l, bool *setgroups_denied, struct clasp_error *err)
 {
 	*setgroups_denied = false;
-	if (l->n_gid_mappings) {
+	/* Beyond the caller's own id, only the setuid helpers may write the
+	 * maps, checked against /etc/subuid and /etc/subgid. */
+	if (l->n_gid_mappings && rootless_maps_need_helper(l->gid_mappings, l->n_gid_mappings, true)) {
+		if (rootless_run_map_helper(pid, l->gid_mappings, l->n_gid_mappings, true, err) < 0)
+			return -1;
+	} else if (l->n_gid_mappings) {
 		/* An unprivileged writer may map its own gid only after denying
 		 * setgroups; root keeps setgroups as runc does. */
 		if (geteuid() != 0) {
@@ -82,6 +88,8 @@ int ns_write_id_maps(pid_t pid, const struct oci_linux *l, bool *setgroups_denie
 		if (write_map(pid, "gid_map", l->gid_mappings, l->n_gid_mappings, err) < 0)
 			return clasp_error_prefix(err, "linux.gidMappings");
 	}
+	if (l->n_uid_mappings && rootless_maps_need_helper(l->uid_mappings, l->n_uid_mappings, false))
+		return rootless_run_map_helper(pid, l->uid_mappings, l->n_uid_mappings, false, err);
 	if (l->n_uid_mappings && write_map(pid, "uid_map", l->uid_mappings, l->n_uid_mappings, err) < 0)
 		return clasp_error_prefix(err, "linux.uidMappings");
 	return 0;

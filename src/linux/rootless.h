@@ -14,11 +14,14 @@ bool rootless_detect(void);
 /* $XDG_RUNTIME_DIR/clasp, else /run/user/UID/clasp when that directory
  * exists; malloc'd. */
 int rootless_default_root(char **out, struct clasp_error *err);
-/* Fail, naming the field, on what cannot work unprivileged: resource
- * limits without a delegated cgroup (have_cgroup false), oomScoreAdj below
- * the current value, raised hard rlimits, sysctls the user namespace does
- * not own, id ranges outside /etc/subuid and /etc/subgid. */
-int rootless_check_config(const struct oci_config *cfg, bool have_cgroup, struct clasp_error *err);
+/* Fail up front, naming the field, on what cannot work unprivileged:
+ * oomScoreAdj below the current value, raised hard rlimits, sysctls the
+ * user namespace cannot write, id ranges outside /etc/subuid and
+ * /etc/subgid. */
+int rootless_check_config(const struct oci_config *cfg, struct clasp_error *err);
+/* Resource limits without a delegated cgroup (have_cgroup false) fail with
+ * an explanation of delegation; never silently ignored. */
+int rootless_check_resources(const struct oci_resources *res, bool have_cgroup, struct clasp_error *err);
 /* The first resource limit the config asks for ("linux.resources.memory.limit"),
  * or NULL when it asks for none (device rules are not counted: see
  * docs/rootless.md). */

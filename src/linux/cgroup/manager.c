@@ -337,6 +337,12 @@ int cgroup_create(const char *id, const char *cgroups_path, bool rootless, struc
 			i++;
 		}
 	}
+	if (m->rootless && m->nh == 0) {
+		/* No hierarchy is delegated to us: no cgroup at all, which the
+		 * caller accepts only when the config asks for no limits. */
+		cgroup_free(m);
+		return 0;
+	}
 	if (layout == CGROUP_LAYOUT_V2 && cg_v2(m)) {
 		m->v2_fd = open(cg_v2(m)->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (m->v2_fd < 0) {
