@@ -17,8 +17,6 @@
 
 #define CIN_CAP ((size_t)HTTP_MAX_HEAD * 2)
 #define IO_CAP 65536
-#define TUNNEL_PIPE (256 << 10)
-#define TUNNEL_ROUNDS 8
 #define CONNECT_TIMEOUT_MS 10000
 #define CLOSING_TIMEOUT_MS 5000
 #define LINGER_MS 2000
@@ -303,9 +301,6 @@ int conn_tunnel_setup(struct conn *c)
 		return -1;
 	if (pipe2(c->p_uc, O_NONBLOCK | O_CLOEXEC) < 0)
 		return -1;
-	/* Best effort: a bigger pipe moves more per splice; the default 64 KiB still works. */
-	fcntl(c->p_cu[1], F_SETPIPE_SZ, TUNNEL_PIPE);
-	fcntl(c->p_uc[1], F_SETPIPE_SZ, TUNNEL_PIPE);
 	if (buf_alloc(&c->uout, IO_CAP) < 0)
 		return -1;
 	c->st = S_TUNNEL;
@@ -383,39 +378,28 @@ static int fill(struct conn *c, int fd, struct buf *b, bool *eof)
 	return 1;
 }
 
-/* One direction of a tunnel: src -> pipe -> dst. Returns -1 to close.
- * It keeps moving data while both sides allow, up to a budget that keeps one
- * busy tunnel from starving the others: one pipe-full per event costs an
- * epoll_wait per 64 KiB, a third of the syscalls of a bulk transfer. */
+/* One direction of a tunnel: src -> pipe -> dst. Returns -1 to close. */
 static int splice_dir(struct conn *c, int src, int dst, int p[2], size_t *pend, bool readable,
 		      bool *eof, bool *shut, uint64_t *count)
 {
 	ssize_t n;
 
-	for (int round = 0; round < TUNNEL_ROUNDS; round++) {
-		bool drained = false;
-
-		if (readable && *pend == 0 && !*eof) {
-			n = splice(src, NULL, p[1], NULL, TUNNEL_PIPE, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-			if (n > 0)
-				*pend = (size_t)n;
-			else if (n == 0)
-				*eof = true;
-			else if (errno != EAGAIN && errno != EINTR)
-				return -1;
-			else
-				drained = true;
-		}
-		while (*pend) {
-			n = splice(p[0], NULL, dst, NULL, *pend, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-			if (n < 0)
-				return errno == EAGAIN || errno == EINTR ? 0 : -1;
-			*pend -= (size_t)n;
-			*count += (uint64_t)n;
-			c->last_active = c->px->now;
-		}
-		if (!readable || drained || *eof)
-			break;
+	if (readable && *pend == 0 && !*eof) {
+		n = splice(src, NULL, p[1], NULL, 1 << 16, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0)
+			*pend = (size_t)n;
+		else if (n == 0)
+			*eof = true;
+		else if (errno != EAGAIN && errno != EINTR)
+			return -1;
+	}
+	while (*pend) {
+		n = splice(p[0], NULL, dst, NULL, *pend, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		*pend -= (size_t)n;
+		*count += (uint64_t)n;
+		c->last_active = c->px->now;
 	}
 	if (*eof && !*shut) {
 		shutdown(dst, SHUT_WR);
