@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "linux/mount_legacy.h"
 #include "linux/rootfs.h"
 #include "util/cleanup.h"
 #include "util/safepath.h"
@@ -79,6 +80,7 @@ static int bind_host_node(int parent, const char *base, const struct dev_node *d
 {
 	_cleanup_close_ int host = open(d->path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_close_ int target = -1, tree = -1;
+	char buf[SAFEPATH_FD_PATH_MAX];
 	struct stat st;
 
 	if (host < 0 || fstat(host, &st) < 0)
@@ -91,9 +93,11 @@ static int bind_host_node(int parent, const char *base, const struct dev_node *d
 		return clasp_error_set(err, errno, "device %s: create mountpoint", d->path);
 	if (fstat(target, &st) < 0 || !S_ISREG(st.st_mode))
 		return clasp_error_set(err, EEXIST, "device %s: something else is already there", d->path);
-	tree = open_tree(host, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	tree = mount_legacy() ? mount_clone_tree(safepath_fd_path(host, buf), false, err)
+			      : open_tree(host, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
 	if (tree < 0)
-		return clasp_error_set(err, errno, "device %s: bind the host's node", d->path);
+		return clasp_error_set(err, mount_legacy() ? err->code : errno, "device %s: bind the host's node",
+				       d->path);
 	return mount_attach(tree, target, d->path, d->path, err);
 }
 

@@ -1,4 +1,5 @@
-/* config.json mounts, in order, with the new mount API.
+/* config.json mounts, in order, with the new mount API (mount(2) on kernels
+ * without it: mount_legacy.c keeps the same detached-then-attach shape).
  *
  * Each mount is built detached (fsopen+fsmount for a fresh filesystem,
  * open_tree(OPEN_TREE_CLONE) for a bind), given its flags while nobody can
@@ -20,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "linux/mount_legacy.h"
 #include "linux/mount_opts.h"
 #include "linux/rootfs.h"
 #include "util/cleanup.h"
@@ -36,6 +38,8 @@ int mount_set_attrs(int fd, bool rec, uint64_t set, uint64_t clr, uint64_t propa
 
 	if (!set && !clr && !propagation)
 		return 0;
+	if (mount_legacy())
+		return mount_legacy_set_attrs(fd, rec, set, clr, propagation, err);
 	if (mount_setattr(fd, "", AT_EMPTY_PATH | (rec ? AT_RECURSIVE : 0), &attr, sizeof attr) < 0)
 		return clasp_error_set(err, errno, "mount_setattr");
 	return 0;
@@ -43,6 +47,8 @@ int mount_set_attrs(int fd, bool rec, uint64_t set, uint64_t clr, uint64_t propa
 
 int mount_attach(int mntfd, int targetfd, const char *what, const char *dest, struct clasp_error *err)
 {
+	if (mount_legacy_is_token(mntfd))
+		return mount_legacy_attach(mntfd, targetfd, what, dest, err);
 	if (move_mount(mntfd, "", targetfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return clasp_error_set(err, errno, "mount %s on \"%s\"", what, dest);
 	return 0;
@@ -67,11 +73,15 @@ int mount_new_fs(const char *type, const char *source, const char *data, unsigne
 		 struct clasp_error *err)
 {
 	static const char *const sb_names[] = { "sync", "dirsync", "mand", "lazytime" };
-	_cleanup_close_ int fsfd = fsopen(type, FSOPEN_CLOEXEC);
-	_cleanup_free_ char *copy = data ? strdup(data) : NULL;
+	_cleanup_close_ int fsfd = -1;
+	_cleanup_free_ char *copy = NULL;
 	char *save = NULL;
 	int mfd;
 
+	if (mount_legacy())
+		return mount_legacy_new_fs(type, source, data, sb_flags, attrs, err);
+	fsfd = fsopen(type, FSOPEN_CLOEXEC);
+	copy = data ? strdup(data) : NULL;
 	if (fsfd < 0)
 		return clasp_error_set(err, errno, "%s", type);
 	if (fsconfig(fsfd, FSCONFIG_SET_STRING, "source", source ? source : type, 0) < 0)
@@ -102,8 +112,11 @@ int mount_new_fs(const char *type, const char *source, const char *data, unsigne
 
 int mount_clone_tree(const char *src, bool rec, struct clasp_error *err)
 {
-	int fd = open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (rec ? AT_RECURSIVE : 0));
+	int fd;
 
+	if (mount_legacy())
+		return mount_legacy_clone(src, rec, err);
+	fd = open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (rec ? AT_RECURSIVE : 0));
 	if (fd < 0)
 		return clasp_error_set(err, errno, "bind source \"%s\"", src);
 	return fd;
@@ -300,6 +313,9 @@ static int apply_idmap(struct mount_ctx *ctx, const struct oci_mount *m, const s
 
 	if (!mo->idmap && !mo->ridmap)
 		return 0;
+	if (mount_legacy())
+		return clasp_error_set(err, ENOSYS, "idmapped mount on \"%s\": needs mount_setattr (Linux 5.12)",
+				       m->destination);
 	userns = idmap_userns(ctx, m, err);
 	if (userns < 0)
 		return clasp_error_prefix(err, "idmapped mount on \"%s\"", m->destination);
@@ -469,6 +485,15 @@ static int new_fs_with_fallback(struct mount_ctx *ctx, const char *type, const c
 	const char *host = NULL;
 	int fd = mount_new_fs(type, source, mo->data, mo->sb_flags, attrs, err);
 
+	if (fd >= 0 && mount_legacy_is_token(fd)) {
+		/* mount(2) fails only when attached: leave the retries with it. */
+		_cleanup_free_ char *d = strcmp(type, "devpts") == 0 && mo->data && strstr(mo->data, "gid=")
+					 ? without_gid(mo->data) : NULL;
+		bool fallback = ctx->o->userns && (!strcmp(type, "sysfs") || !strcmp(type, "mqueue"));
+
+		mount_legacy_set_retry(fd, d, !fallback ? NULL : strcmp(type, "sysfs") == 0 ? "/sys" : "/dev/mqueue");
+		return fd;
+	}
 	if (fd >= 0)
 		return fd;
 	if (strcmp(type, "devpts") == 0 && err->code == EINVAL && mo->data && strstr(mo->data, "gid=")) {
@@ -537,10 +562,19 @@ int mount_apply_one(struct mount_ctx *ctx, const struct oci_mount *m, struct cla
 					  m->destination);
 	if (apply_idmap(ctx, m, &mo, mfd, err) < 0)
 		return -1;
-	if (mo.tmpcopyup && copy_tree(target, mfd, 0, err) < 0)
-		return clasp_error_prefix(err, "mount on \"%s\"", m->destination);
-	if (mount_attach(mfd, target, m->source ? m->source : type, m->destination, err) < 0)
-		return -1;
+	if (mount_legacy_is_token(mfd)) {
+		/* mount(2) cannot fill a tmpfs before attaching it; the
+		 * destination fd still lists what it covers. */
+		if (mount_attach(mfd, target, m->source ? m->source : type, m->destination, err) < 0)
+			return -1;
+		if (mo.tmpcopyup && copy_tree(target, mfd, 0, err) < 0)
+			return clasp_error_prefix(err, "mount on \"%s\"", m->destination);
+	} else {
+		if (mo.tmpcopyup && copy_tree(target, mfd, 0, err) < 0)
+			return clasp_error_prefix(err, "mount on \"%s\"", m->destination);
+		if (mount_attach(mfd, target, m->source ? m->source : type, m->destination, err) < 0)
+			return -1;
+	}
 	if (mount_apply_propagation(mfd, &mo, err) < 0)
 		return clasp_error_prefix(err, "mount on \"%s\"", m->destination);
 	return 0;

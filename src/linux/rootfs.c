@@ -12,8 +12,22 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "linux/mount_legacy.h"
 #include "util/cleanup.h"
 #include "util/safepath.h"
+
+/* A private clone of what FD is open on, like open_tree(fd, "",
+ * OPEN_TREE_CLONE), or its mount(2) stand-in on kernels without it. */
+static int clone_fd(int fd, bool rec, struct clasp_error *err)
+{
+	char buf[SAFEPATH_FD_PATH_MAX];
+	int tree;
+
+	if (mount_legacy())
+		return mount_clone_tree(safepath_fd_path(fd, buf), rec, err);
+	tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (rec ? AT_RECURSIVE : 0));
+	return tree < 0 ? clasp_error_set(err, errno, "clone mount") : tree;
+}
 
 static unsigned long propagation_flag(enum oci_propagation p)
 {
@@ -56,9 +70,9 @@ int rootfs_setup(const struct oci_config *cfg, const struct rootfs_opts *o, stru
 		return clasp_error_set(err, errno, "make / %s", prop == MS_PRIVATE ? "rprivate" : "rslave");
 	/* pivot_root needs the new root to be a mount point: bind it onto
 	 * itself, and keep the fd of that bind as the root of every lookup. */
-	tree = open_tree(AT_FDCWD, o->rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	tree = mount_clone_tree(o->rootfs, true, err);
 	if (tree < 0)
-		return clasp_error_set(err, errno, "rootfs \"%s\"", o->rootfs);
+		return clasp_error_set(err, err->code, "rootfs \"%s\"", o->rootfs);
 	target = open(o->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (target < 0)
 		return clasp_error_set(err, errno, "rootfs \"%s\"", o->rootfs);
@@ -110,9 +124,9 @@ int rootfs_setup_console(const struct rootfs_opts *o, int slave_fd, struct clasp
 		return clasp_error_set(err, errno, "console: create /dev/console");
 	if (fstat(target, &st) < 0 || !S_ISREG(st.st_mode))
 		return clasp_error_set(err, EEXIST, "console: /dev/console was replaced");
-	tree = open_tree(slave_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	tree = clone_fd(slave_fd, false, err);
 	if (tree < 0)
-		return clasp_error_set(err, errno, "console: bind pty");
+		return clasp_error_set(err, err->code, "console: bind pty");
 	return mount_attach(tree, target, "pty", "/dev/console", err);
 }
 
@@ -162,9 +176,9 @@ static int readonly_path(int rootfd, const char *path, struct clasp_error *err)
 
 	if (fd < 0)
 		return err->code == ENOENT ? 0 : clasp_error_prefix(err, "readonly path");
-	tree = open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+	tree = clone_fd(fd, true, err);
 	if (tree < 0)
-		return clasp_error_set(err, errno, "readonly path %s", path);
+		return clasp_error_set(err, err->code, "readonly path %s", path);
 	if (mount_set_attrs(tree, true, MOUNT_ATTR_RDONLY, 0, 0, err) < 0)
 		return clasp_error_prefix(err, "readonly path %s", path);
 	return mount_attach(tree, fd, path, path, err);
@@ -185,9 +199,9 @@ static int masked_path(int rootfd, int *nullfd, const char *path, struct clasp_e
 	} else {
 		if (*nullfd < 0 && (*nullfd = devices_open_null(rootfd, "/dev/null", err)) < 0)
 			return clasp_error_prefix(err, "masked path %s", path);
-		mfd = open_tree(*nullfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+		mfd = clone_fd(*nullfd, false, err);
 		if (mfd < 0)
-			clasp_error_set(err, errno, "bind /dev/null");
+			clasp_error_set(err, err->code, "bind /dev/null");
 	}
 	if (mfd < 0)
 		return clasp_error_prefix(err, "masked path %s", path);
