@@ -413,13 +413,7 @@ const char *lc_status(const struct container_state *st, const char *root)
 
 static void kill_init(const struct container_state *st)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, st->pid, 0);
-
-	if (pidfd < 0)
-		return;
-	if (proc_is_same(st->pid, st->start_time))
-		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-	close(pidfd);
+	proc_signal(st->pid, st->start_time, SIGKILL);
 }
 
 int lc_start(struct global_opts *g, const char *id, struct clasp_error *err)
@@ -542,14 +536,11 @@ int lc_kill(struct global_opts *g, const char *id, int sig, bool all, struct cla
 		r = 0;
 		goto out;
 	}
-	pidfd = (int)syscall(SYS_pidfd_open, st.pid, 0);
-	/* The pidfd pins the process: check it is still ours, then signal it. */
-	if (pidfd < 0 || !proc_is_same(st.pid, st.start_time)) {
-		clasp_error_set(err, 0, "container not running");
-		goto out;
-	}
-	if (syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0) {
-		clasp_error_set(err, errno, "kill container init");
+	if (proc_signal(st.pid, st.start_time, sig) < 0) {
+		if (errno == ESRCH)
+			clasp_error_set(err, 0, "container not running");
+		else
+			clasp_error_set(err, errno, "kill container init");
 		goto out;
 	}
 	/* A frozen v1 cgroup holds even SIGKILL until thawed; like runc, thaw a
@@ -608,14 +599,7 @@ int lc_delete(struct global_opts *g, const char *id, bool force, struct clasp_er
 			if (cgroup_kill_all(cg, SIGKILL, &e2) < 0)
 				log_warn("%s", e2.msg);
 		}
-		if (proc_is_same(st.pid, st.start_time)) {
-			int pidfd = (int)syscall(SYS_pidfd_open, st.pid, 0);
-			if (pidfd >= 0) {
-				if (proc_is_same(st.pid, st.start_time))
-					syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-				close(pidfd);
-			}
-		}
+		proc_signal(st.pid, st.start_time, SIGKILL);
 		if (wait_gone(st.pid, st.start_time, 5000) < 0) {
 			clasp_error_set(err, 0, "container init %d did not exit after SIGKILL", (int)st.pid);
 			goto out;

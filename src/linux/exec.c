@@ -148,6 +148,25 @@ static int join_namespaces(const struct target *t, struct clasp_error *err)
 	/* One atomic switch on 5.8+; older kernels reject a pidfd with EINVAL. */
 	if (t->pidfd >= 0 && setns(t->pidfd, flags) == 0)
 		return 0;
+	/* One at a time, as nsenter does: first everything but the user
+	 * namespace while we still hold the host's privileges (a time namespace
+	 * the runtime unshared belongs to the host's user namespace), tolerating
+	 * EPERM; then the user namespace, then whatever was refused before. */
+	for (i = 0; i < N_NS; i++) {
+		if (!(flags & ns_order[i].flag) || ns_order[i].flag == CLONE_NEWUSER)
+			continue;
+		if (setns(t->fds[i], ns_order[i].flag) == 0)
+			flags &= ~ns_order[i].flag;
+		else if (errno != EPERM)
+			return clasp_error_set(err, errno, "join the container's %s namespace", ns_order[i].name);
+	}
+	for (i = 0; i < N_NS; i++) {
+		if (!(flags & ns_order[i].flag) || ns_order[i].flag != CLONE_NEWUSER)
+			continue;
+		if (setns(t->fds[i], CLONE_NEWUSER) < 0)
+			return clasp_error_set(err, errno, "join the container's user namespace");
+		flags &= ~CLONE_NEWUSER;
+	}
 	for (i = 0; i < N_NS; i++) {
 		if (!(flags & ns_order[i].flag))
 			continue;

@@ -34,6 +34,23 @@ static int wait_hook(pid_t pid, int64_t timeout_s, int *status, bool *timed_out)
 	int64_t deadline = timeout_s > 0 ? now_ms() + timeout_s * 1000 : -1;
 
 	*timed_out = false;
+	if (pfd < 0 && deadline > 0) {
+		/* No pidfd (before Linux 5.3): poll the child's exit instead. */
+		for (;;) {
+			pid_t w = waitpid(pid, status, WNOHANG);
+
+			if (w == pid)
+				return 0;
+			if (w < 0 && errno != EINTR)
+				return -1;
+			if (now_ms() >= deadline) {
+				kill(pid, SIGKILL);
+				*timed_out = true;
+				break;
+			}
+			usleep(10000);
+		}
+	}
 	if (pfd >= 0 && deadline > 0) {
 		for (;;) {
 			struct pollfd p = {.fd = pfd, .events = POLLIN};

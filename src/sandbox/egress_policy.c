@@ -1,4 +1,5 @@
 #include "sandbox/egress_policy.h"
+#include "util/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -300,9 +301,7 @@ int egress_proc_starttime(int pid, unsigned long long *out, struct clasp_error *
 int egress_proxy_stop(const char *state_dir, unsigned timeout_ms, struct clasp_error *err)
 {
 	_cleanup_free_ char *path = NULL;
-	_cleanup_close_ int pidfd = -1;
 	unsigned long long want, now = 0;
-	struct pollfd pfd;
 	char buf[64];
 	ssize_t n;
 	int fd, pid;
@@ -319,20 +318,17 @@ int egress_proxy_stop(const char *state_dir, unsigned timeout_ms, struct clasp_e
 		unlink(path);
 		return clasp_error_set(err, 0, "%s: malformed", path);
 	}
-	/* The pidfd pins the process; checking the start time after opening it
-	 * proves it names the proxy and not a reused PID. */
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0 || egress_proc_starttime(pid, &now, err) < 0 || now != want) {
+	/* The recorded start time proves the PID still names the proxy;
+	 * proc_signal checks it under a pidfd where the kernel has them. */
+	if (proc_signal(pid, want, SIGTERM) < 0) {
+		int e = errno;
 		unlink(path);
-		clasp_error_clear(err);
-		return 0;
+		return e == ESRCH ? 0 : clasp_error_set(err, e, "signal egress proxy %d", pid);
 	}
-	if (syscall(SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0) < 0 && errno != ESRCH)
-		return clasp_error_set(err, errno, "signal egress proxy %d", pid);
-	pfd.fd = pidfd;
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, (int)timeout_ms) == 0)
-		syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+	for (now = 0; now < timeout_ms / 10 && proc_is_same(pid, want); now++)
+		usleep(10000);
+	if (proc_is_same(pid, want))
+		proc_signal(pid, want, SIGKILL);
 	unlink(path);
 	return 0;
 }

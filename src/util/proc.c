@@ -1,6 +1,9 @@
 #include "util/proc.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,4 +72,27 @@ bool proc_is_same(pid_t pid, uint64_t start_time)
 	if (proc_start_time(pid, &t) < 0)
 		return false;
 	return t == start_time;
+}
+
+int proc_signal(pid_t pid, uint64_t start_time, int sig)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	int r;
+
+	if (pidfd < 0 && errno != ENOSYS)
+		return -1;
+	/* The pidfd pins the process: check it is still ours, then signal it. */
+	if (!proc_is_same(pid, start_time)) {
+		if (pidfd >= 0)
+			close(pidfd);
+		errno = ESRCH;
+		return -1;
+	}
+	if (pidfd < 0)
+		return kill(pid, sig);
+	r = (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+	if (r < 0 && errno == ENOSYS)
+		r = kill(pid, sig);
+	close(pidfd);
+	return r;
 }

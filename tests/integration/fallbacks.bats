@@ -3,8 +3,6 @@
 # (fsopen/open_tree/move_mount 5.2, mount_setattr 5.12) and pidfd_open (5.3). tests/helpers/enosys
 # runs the runtime under a seccomp filter that answers those calls with ENOSYS, as an old kernel
 # would; the filter is inherited by the sealed re-exec, the init and the container.
-# Two tests show fallbacks still missing outside the rootfs code and are skipped until they are
-# fixed; FALLBACKS_UNSKIP=1 runs them.
 
 load helpers
 
@@ -334,7 +332,6 @@ test -c /dev/null && echo dev-null; touch /dev/x 2>&1; cat /proc/self/mountinfo'
 }
 
 @test "pidfd_open -> ENOSYS: kill signals the init" {
-	[ "${FALLBACKS_UNSKIP:-}" = 1 ] || skip "src/cmd/lifecycle.c lc_kill needs a kill(2) fallback when pidfd_open is ENOSYS (see the fallbacks report)"
 	set_cmd 'sleep 1000'
 	id=$(new_id)
 	run_dx pidfd_open,clone3 "$id"
@@ -346,7 +343,6 @@ test -c /dev/null && echo dev-null; touch /dev/x 2>&1; cat /proc/self/mountinfo'
 
 @test "pidfd_open -> ENOSYS: exec joins user and time namespaces one by one" {
 	# The same per-namespace path runs on Linux 5.6 and 5.7, where setns(pidfd) is EINVAL.
-	[ "${FALLBACKS_UNSKIP:-}" = 1 ] || skip "src/linux/exec.c join_namespaces must join the time namespace before the user namespace (see the fallbacks report)"
 	chmod o+rx "$BUNDLE" "$BUNDLE/rootfs"
 	update_config '.linux.namespaces += [{"type": "user"}, {"type": "time"}] |
 		.linux.uidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}] |
