@@ -392,7 +392,6 @@ int linux_container_spawn(const struct linux_create_opts *o, struct linux_contai
 		} else {
 			out->pty_master = pty;
 		}
-		pty = -1;
 	}
 	return 0;
 fail:

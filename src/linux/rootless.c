@@ -107,10 +107,10 @@ static bool sub_range_covers(const char *file, uint32_t id, uint32_t size)
 		return false;
 	snprintf(uidstr, sizeof uidstr, "%u", (unsigned)geteuid());
 	while (!ok && getline(&line, &cap, f) > 0) {
-		char *c1 = strchr(line, ':'), *c2;
+		char *c1 = strchr(line, ':');
 		unsigned long long start, count;
 
-		if (!c1 || !(c2 = strchr(c1 + 1, ':')))
+		if (!c1 || !strchr(c1 + 1, ':'))
 			continue;
 		*c1 = '\0';
 		if (strcmp(line, uidstr) != 0 && !(pw && strcmp(line, pw->pw_name) == 0))
