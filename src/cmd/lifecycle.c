@@ -285,6 +285,16 @@ int lc_create(struct global_opts *g, const struct create_req *req, struct create
 	}
 	if (cgroup_create(req->id, cfg->linux_.cgroups_path, g->rootless, &cg, err) < 0)
 		goto out;
+	if (cg) {
+		/* Record the cgroup at once: if we are killed from here on,
+		 * `delete --force` finds it in the (stopped) provisional state. */
+		struct container_state pre = {.id = (char *)req->id, .bundle = bundle, .rootfs = rootfs,
+					       .status = "creating", .cgroup = cgroup_serialize(cg)};
+		int rc = state_write(g->root, &pre, err);
+		free(pre.cgroup);
+		if (rc < 0)
+			goto out;
+	}
 	if (g->rootless && rootless_check_resources(&cfg->linux_.resources, cg != NULL, err) < 0)
 		goto out;
 	/* Only when the config restricts devices: appending allow rules to an
@@ -369,9 +379,12 @@ out:
 			/* A proxy started by the prestart hook must not outlive us. */
 			if (egress_proxy_stop(dir, 2000, &e2) < 0)
 				log_warn("%s", e2.msg);
+			/* Keep the state dir when the undo failed: it records the
+			 * copy, so `delete --force` can finish the job. */
 			if (prepared && sandbox_undo_prepare(dir, &e2) < 0)
 				log_warn("%s", e2.msg);
-			state_remove(g->root, req->id, &e2);
+			else
+				state_remove(g->root, req->id, &e2);
 		}
 	}
 	if (c.pidfd >= 0)
@@ -561,6 +574,33 @@ out:
 	return r;
 }
 
+/* A create killed before it wrote state.json may have left: its init (which
+ * dies with it), the default-path cgroup, an egress proxy, and a sandbox
+ * copy recorded in sandbox.json. Nothing of the agent ran, so the copy is
+ * undone, never written back. */
+static int undo_interrupted(struct global_opts *g, const char *id, struct clasp_error *err)
+{
+	_cleanup_free_ char *dir = state_dir(g->root, id);
+	struct oci_config *cfg = NULL;
+	struct cgroup_mgr *cg = NULL;
+	struct clasp_error e2;
+
+	if (lc_load_config(g->root, id, &cfg, &e2) == 0) {
+		if ((!cfg->linux_.cgroups_path || !*cfg->linux_.cgroups_path) &&
+		    cgroup_open_interrupted(id, &cg, &e2) == 0 && cg) {
+			if (cgroup_kill_all(cg, SIGKILL, &e2) < 0 || cgroup_destroy(cg, &e2) < 0)
+				log_warn("%s", e2.msg);
+			cgroup_free(cg);
+		}
+		oci_config_free(cfg);
+	}
+	if (egress_proxy_stop(dir, 2000, &e2) < 0)
+		log_warn("%s", e2.msg);
+	if (sandbox_undo_prepare(dir, err) < 0)
+		return clasp_error_prefix(err, "undo the interrupted create of %s (state kept; run delete --force again)", id);
+	return state_remove(g->root, id, err);
+}
+
 int lc_delete(struct global_opts *g, const char *id, bool force, struct clasp_error *err)
 {
 	_cleanup_close_ int lock = -1;
@@ -576,12 +616,10 @@ int lc_delete(struct global_opts *g, const char *id, bool force, struct clasp_er
 		return -1;
 	}
 	if (state_read(g->root, id, &st, err) < 0) {
-		/* A directory without a state file is a create that died midway:
-		 * nothing ran yet, so force may simply remove it. */
-		if (force) {
-			state_remove(g->root, id, err);
-			return 0;
-		}
+		/* A directory without a state file is a create that was killed
+		 * midway: undo what it may have made (see undo_interrupted). */
+		if (force)
+			return undo_interrupted(g, id, err);
 		return -1;
 	}
 	status = lc_status(&st, g->root);

@@ -79,19 +79,28 @@ static int make_view(const struct sandbox_plan *plan, struct clasp_error *err)
 
 static int make_copies(struct sandbox_plan *plan, struct clasp_error *err)
 {
+	struct stat st;
 	size_t i;
 
-	if (mkdir(plan->copy_base, 0700) < 0) {
-		if (errno == EEXIST)
-			return clasp_error_set(err, 0,
-					       "%s: the copy directory \"%s\" already exists (left by a crashed run? remove it after checking its contents)",
-					       K_WS_REAL, plan->copy_base);
-		return clasp_error_set(err, errno, "%s: mkdir %s", K_WS_COPYDIR, plan->copy_base);
-	}
+	/* The copy is recorded before it exists: a create killed between the
+	 * mkdir and the record would otherwise strand it where no delete looks.
+	 * A leftover of an earlier run is refused before the record, so that
+	 * undo never removes it; nothing else can make this path meanwhile, as
+	 * its name derives from the state directory, which we hold locked. */
+	if (lstat(plan->copy_base, &st) == 0)
+		return clasp_error_set(err, 0,
+				       "%s: the copy directory \"%s\" already exists (left by a crashed run? remove it after checking its contents)",
+				       K_WS_REAL, plan->copy_base);
 	plan->copy_made = true;
 	if (sb_plan_save(plan, err) < 0) {
-		rmdir(plan->copy_base);
+		plan->copy_made = false;
 		return -1;
+	}
+	if (mkdir(plan->copy_base, 0700) < 0) {
+		int e = errno;
+		plan->copy_made = false;
+		sb_plan_save(plan, &(struct clasp_error){0});
+		return clasp_error_set(err, e, "%s: mkdir %s", K_WS_COPYDIR, plan->copy_base);
 	}
 	for (i = 0; i < plan->n_syncs; i++) {
 		_cleanup_free_ char *base = sync_base(plan->state_dir, i), *manifest = NULL;
@@ -103,27 +112,51 @@ static int make_copies(struct sandbox_plan *plan, struct clasp_error *err)
 	return 0;
 }
 
+/* The undo of a copy that failed for want of fds (EMFILE) needs a few fds of
+ * its own (sb_remove_tree uses three, sb_plan_load one): held from the start
+ * and released just before the undo, so that it can always run. */
+#define UNDO_FDS 4
+
+static void release_fds(int *fds)
+{
+	for (size_t i = 0; i < UNDO_FDS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 int sandbox_prepare(struct sandbox_plan *plan, struct clasp_error *err)
 {
+	int reserve[UNDO_FDS] = {-1, -1, -1, -1};
 	size_t i;
 
 	if (!plan)
 		return 0;
+	for (i = 0; i < UNDO_FDS; i++)
+		if ((reserve[i] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+			clasp_error_set(err, errno, "sandbox: reserve file descriptors");
+			release_fds(reserve);
+			return -1;
+		}
 	if (sb_mkdir_p(plan->state_dir, 0700, err) < 0)
-		return -1;
+		goto fail_early;
 	for (i = 0; i < plan->n_checks; i++)
 		if (run_check(&plan->checks[i], err) < 0)
-			return -1;
+			goto fail_early;
 	/* Recorded first, so that undo and delete know what may exist. */
 	if (sb_plan_save(plan, err) < 0)
-		return -1;
+		goto fail_early;
 	if ((plan->view_root && make_view(plan, err) < 0) || (plan->copy && make_copies(plan, err) < 0) ||
 	    (plan->write_policy && egress_policy_write(&plan->policy, plan->policy_path, err) < 0)) {
 		struct clasp_error e2 = {0};
+		release_fds(reserve);
 		sandbox_undo_prepare(plan->state_dir, &e2);
 		return -1;
 	}
+	release_fds(reserve);
 	return 0;
+fail_early:
+	release_fds(reserve);
+	return -1;
 }
 
 /* Never remove an authoritative tree, whatever sandbox.json says. */

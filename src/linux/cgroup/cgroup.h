@@ -29,6 +29,10 @@ int cgroup_create(const char *id, const char *cgroups_path, bool rootless, struc
 		  struct clasp_error *err);
 /* Reopen an existing container's cgroups from cgroup_serialize() output. */
 int cgroup_open(const char *serialized, struct cgroup_mgr **out, struct clasp_error *err);
+/* The default-path (clasp/<id>) cgroup of a create that was killed before it
+ * recorded its state: the directories that exist, marked ours for
+ * cgroup_destroy. *out is NULL when there is none. */
+int cgroup_open_interrupted(const char *id, struct cgroup_mgr **out, struct clasp_error *err);
 /* malloc'd single-line JSON string (no newlines), NULL on ENOMEM. */
 char *cgroup_serialize(const struct cgroup_mgr *m);
 

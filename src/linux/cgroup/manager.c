@@ -254,8 +254,9 @@ static int remove_created(struct cgroup_mgr *m, struct clasp_error *err)
 	return rc;
 }
 
-int cgroup_create(const char *id, const char *cgroups_path, bool rootless, struct cgroup_mgr **out,
-		  struct clasp_error *err)
+/* The hierarchies and this container's directory in each, nothing created. */
+static int plan_paths(const char *id, const char *cgroups_path, bool rootless, struct cgroup_mgr **out,
+		      struct clasp_error *err)
 {
 	struct cg_mounts ms;
 	_cleanup_free_ char *clean = NULL;
@@ -300,7 +301,41 @@ int cgroup_create(const char *id, const char *cgroups_path, bool rootless, struc
 		}
 	}
 	cg_mounts_free(&ms);
+	*out = m;
+	return 0;
+}
 
+int cgroup_open_interrupted(const char *id, struct cgroup_mgr **out, struct clasp_error *err)
+{
+	struct cgroup_mgr *m;
+	struct stat st;
+
+	*out = NULL;
+	/* Only the default clasp/<id>: a directory there is ours by
+	 * construction, never a cgroup some config asked us to join. */
+	if (plan_paths(id, NULL, geteuid() != 0, &m, err) < 0)
+		return -1;
+	for (size_t i = 0; i < m->nh; i++)
+		if (stat(m->h[i].path, &st) == 0 && S_ISDIR(st.st_mode) && record_created(m, m->h[i].path) < 0) {
+			cgroup_free(m);
+			return clasp_error_set(err, ENOMEM, "cgroup");
+		}
+	if (m->ncreated == 0) {
+		cgroup_free(m);
+		return 0;
+	}
+	*out = m;
+	return 0;
+}
+
+int cgroup_create(const char *id, const char *cgroups_path, bool rootless, struct cgroup_mgr **out,
+		  struct clasp_error *err)
+{
+	struct cgroup_mgr *m;
+
+	*out = NULL;
+	if (plan_paths(id, cgroups_path, rootless, &m, err) < 0)
+		return -1;
 	for (size_t i = 0; i < m->nh; i++) {
 		int r = make_dirs(m, &m->h[i], err);
 		if (r < 0) {
@@ -343,7 +378,7 @@ int cgroup_create(const char *id, const char *cgroups_path, bool rootless, struc
 		cgroup_free(m);
 		return 0;
 	}
-	if (layout == CGROUP_LAYOUT_V2 && cg_v2(m)) {
+	if (m->layout == CGROUP_LAYOUT_V2 && cg_v2(m)) {
 		m->v2_fd = open(cg_v2(m)->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (m->v2_fd < 0) {
 			struct clasp_error ignore;
