@@ -48,7 +48,7 @@ HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))
 
 BINS       := $(BUILD)/clasp $(if $(EGRESS_SRC),$(BUILD)/clasp-egress)
 
-.PHONY: all clean check check-cgroup2 e2e security rootless helpers unit integration conformance deps demo install uninstall asan static fuzz lint bench
+.PHONY: all clean check check-cgroup2 e2e security rootless stress helpers unit integration conformance deps demo install uninstall asan static fuzz lint bench
 all: $(BINS)
 
 $(BUILD)/obj/%.o: src/%.c
@@ -110,6 +110,8 @@ check: deps
 	$(MAKE) conformance
 	$(MAKE) security
 	$(MAKE) rootless
+	$(BATS) $(BATS_FLAGS) -r tests/stress
+	scripts/valgrind.sh
 	$(MAKE) e2e
 	$(MAKE) check-cgroup2
 	scripts/fuzz.sh 30
@@ -118,6 +120,11 @@ check: deps
 # clasp run by an unprivileged test user the suite creates (docs/rootless.md).
 rootless: all helpers
 	$(BATS) $(BATS_FLAGS) -r tests/rootless
+
+# The long forms of the failure-injection and race tests (docs/reliability.md).
+stress: all helpers
+	STRESS=1 $(BATS) $(BATS_FLAGS) -r tests/stress
+	STRESS=1 $(BATS) $(BATS_FLAGS) tests/security/mount_race.bats
 
 # One bats file per known runtime escape class (docs/security.md).
 security: all helpers

@@ -7,7 +7,7 @@ what=${1:-test}
 
 pkgs="gcc make pkg-config libyajl-dev libseccomp-dev libcap-dev"
 case "$what" in
-test) pkgs="$pkgs bats busybox-static jq curl iproute2 util-linux procps clang libclang-rt-14-dev cppcheck clang-tidy" ;;
+test) pkgs="$pkgs bats busybox-static jq curl iproute2 util-linux procps clang libclang-rt-14-dev cppcheck clang-tidy valgrind perl" ;;
 demo) pkgs="$pkgs busybox-static jq" ;;
 esac
 

@@ -369,10 +369,13 @@ static int remount_tree(int id, uint64_t set, uint64_t clr, struct clasp_error *
 		if (sscanf(line, "%d %d %*s %*s %4095s", &row.id, &row.parent, point) != 3)
 			continue;
 		unescape_octal(point);
+		struct mnt_row *grown = realloc(rows, (n + 1) * sizeof *rows);
+
 		row.point = strdup(point);
-		rows = realloc(rows, (n + 1) * sizeof *rows);
-		if (!rows || !row.point)
+		/* out of memory in the runtime: nothing sensible is left to do */
+		if (!grown || !row.point)
 			abort();
+		rows = grown;
 		rows[n++] = row;
 	}
 	in = calloc(n + 1, sizeof *in);
