@@ -48,7 +48,7 @@ HELPER_BIN := $(patsubst tests/helpers/%.c,$(BUILD)/helpers/%,$(HELPER_SRC))
 
 BINS       := $(BUILD)/clasp $(if $(EGRESS_SRC),$(BUILD)/clasp-egress)
 
-.PHONY: all clean check check-cgroup2 e2e security rootless stress helpers unit integration conformance deps demo install uninstall asan static fuzz lint bench
+.PHONY: all clean check check-cgroup2 check-asan-subset e2e security rootless stress helpers unit integration conformance deps demo install uninstall asan static fuzz lint bench
 all: $(BINS)
 
 $(BUILD)/obj/%.o: src/%.c
@@ -112,6 +112,7 @@ check: deps
 	$(MAKE) rootless
 	$(BATS) $(BATS_FLAGS) -r tests/stress
 	scripts/valgrind.sh
+	$(MAKE) check-asan-subset
 	$(MAKE) e2e
 	$(MAKE) check-cgroup2
 	scripts/fuzz.sh 30
@@ -120,6 +121,15 @@ check: deps
 # clasp run by an unprivileged test user the suite creates (docs/rootless.md).
 rootless: all helpers
 	$(BATS) $(BATS_FLAGS) -r tests/rootless
+
+# A representative subset under ASan+UBSan (lifecycle, exec, sandbox, proxy,
+# error paths); `make check ASAN=1` runs everything against that build.
+ASAN_SUBSET := tests/integration/lifecycle.bats tests/integration/exec.bats tests/integration/sandbox.bats \
+               tests/integration/egress_container.bats tests/integration/hygiene.bats tests/integration/hooks.bats
+check-asan-subset:
+	$(MAKE) ASAN=1 all
+	CLASP=$(abspath build/asan/clasp) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(BATS) $(BATS_FLAGS) $(ASAN_SUBSET)
 
 # The long forms of the failure-injection and race tests (docs/reliability.md).
 stress: all helpers
