@@ -30,17 +30,26 @@ static char *match_layout(struct arena *a, const char *src, const char *pre, con
 	return NULL;
 }
 
+/* containers/storage names its per-container directory after the graph
+ * driver: "<driver>-containers". */
+static const char *const podman_drivers[] = {
+	"overlay-containers", "vfs-containers", "btrfs-containers", "zfs-containers",
+};
+
 char *sb_client_dir(struct arena *a, const struct oci_config *cfg, const struct sandbox_ctx *ctx,
 		    const char *src)
 {
 	const char *sid = sb_annotation(cfg, "io.kubernetes.cri.sandbox-id");
 	const char *uid = sb_annotation(cfg, "io.kubernetes.pod.uid");
+	size_t i;
 	char *m;
 
-	/* podman: <graphroot>/overlay-containers/<ID>/userdata and the same
-	 * under its runroot. */
-	if ((m = match_layout(a, src, "overlay-containers", ctx->id, "userdata")))
-		return m;
+	/* podman: <graphroot>/<driver>-containers/<ID>/userdata and the same
+	 * under its runroot. Rootless podman without fuse-overlayfs stores with
+	 * vfs, so its files are under vfs-containers. */
+	for (i = 0; i < sizeof podman_drivers / sizeof *podman_drivers; i++)
+		if ((m = match_layout(a, src, podman_drivers[i], ctx->id, "userdata")))
+			return m;
 	/* containerd CRI: <root|state>/io.containerd.grpc.v1.cri/{sandboxes/<sandbox-id>,containers/<ID>} */
 	if (sid && (m = match_layout(a, src, "io.containerd.grpc.v1.cri/sandboxes", sid, NULL)))
 		return m;

@@ -392,6 +392,29 @@ TEST(client_dirs)
 	add_mount(c, "/r", "bind", "/var/lib/containers/storage/overlay-containers/c1", o);
 	expect_error(c, "not allowed");
 
+	/* rootless podman with vfs storage: runroot and graph root in the user's directories */
+	c = ws_cfg();
+	add_mount(c, "/etc/hosts", "bind", "/run/user/1001/containers/vfs-containers/c1/userdata/hosts", o);
+	add_mount(c, "/run/.containerenv", "bind", "/run/user/1001/containers/vfs-containers/c1/userdata/.containerenv", o);
+	add_mount(c, "/etc/hostname", "bind", "/home/u/.local/share/containers/storage/vfs-containers/c1/userdata/hostname", o);
+	plan = expect_ok(c);
+	sandbox_plan_free(plan);
+	free_cfg(c);
+	/* look-alikes: an unknown driver prefix, a component that merely ends in the prefix,
+	 * the id's directory without userdata, and another container's directory */
+	c = ws_cfg();
+	add_mount(c, "/etc/hosts", "bind", "/run/user/1001/containers/evil-containers/c1/userdata/hosts", o);
+	expect_error(c, "evil-containers/c1/userdata/hosts\" at \"/etc/hosts\" is not allowed");
+	c = ws_cfg();
+	add_mount(c, "/etc/hosts", "bind", "/home/u/myvfs-containers/c1/userdata/hosts", o);
+	expect_error(c, "not allowed");
+	c = ws_cfg();
+	add_mount(c, "/r", "bind", "/run/user/1001/containers/vfs-containers/c1", o);
+	expect_error(c, "not allowed");
+	c = ws_cfg();
+	add_mount(c, "/etc/hosts", "bind", "/run/user/1001/containers/vfs-containers/c2/userdata/hosts", o);
+	expect_error(c, "vfs-containers/c2/userdata/hosts");
+
 	/* containerd CRI */
 	c = ws_cfg();
 	annotate(c, "io.kubernetes.cri.sandbox-id", "sb123");
