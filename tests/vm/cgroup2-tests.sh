@@ -5,7 +5,8 @@
 # case, all on the busybox rootfs /payload/rootfs. The same limits as
 # tests/integration/cgroups.bats: memory + OOM events, pids, cpu, devices
 # (eBPF), freeze, update, stats, ps, kill --all; and after each container is
-# deleted its cgroup directory must be gone.
+# deleted its cgroup directory must be gone. Then rootless limits: a test user
+# without and with a delegated subtree (issue 8).
 # Prints PASS/FAIL lines and "N passed, M failed"; exit status 0 only if all passed.
 set -u
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -185,6 +186,78 @@ if start $id b-escape; then
 	check "$id: ps is empty afterwards" [ "$(c ps --format json $id)" = "[]" ]
 	finish $id
 fi
+
+# ---- rootless: a test user, first with no cgroup of its own, then with a
+# delegated subtree (the systemd Delegate=yes model: a directory chown'ed to
+# the user with cgroup.procs, cgroup.subtree_control and cgroup.threads; the
+# controllers are enabled in the parent's subtree_control). clasp runs as the
+# user with --root under the user's home, on spec --rootless bundles (a
+# single-id mapping of the user's uid); this root shell checks the result.
+TU=tester
+RROOT=/home/$TU/clasp
+DG=/sys/fs/cgroup/$TU
+u() { # u COMMAND...: as the test user, in the caller's cgroup
+	timeout 60 su -s /bin/sh $TU -c "cd /home/$TU && $*"
+}
+uc() { u "$CLASP --root $RROOT $*"; }
+ud() { # ud CLASP-ARGS...: clasp as the test user, started in the delegated leaf $DG/shell
+	timeout 60 sh -c 'echo $$ >"$0/shell/cgroup.procs" && exec su -s /bin/sh "$1" -c "$2"' \
+		"$DG" $TU "cd /home/$TU && $CLASP --root $RROOT $*"
+}
+ufield() { # ufield ID NAME: a scalar of the user's `state ID`
+	uc state "$1" 2>/dev/null | sed -n "s/^[[:space:]]*\"$2\": *\"\{0,1\}\([^\",]*\)\"\{0,1\},\{0,1\}\$/\1/p"
+}
+
+check "rootless: the test user owns no cgroup yet" [ -z "$(find /sys/fs/cgroup -user $TU 2>/dev/null)" ]
+out=$(uc run -b $P/r-hello rl-hello 2>&1 </dev/null)
+check "rootless: no limits and no delegation runs without a cgroup ($out)" [ "$out" = hello-rootless ]
+uc delete --force rl-hello >/dev/null 2>&1
+out=$(uc run -b $P/r-nodeleg rl-nodeleg 2>&1 </dev/null)
+rc=$?
+check "rootless: a memory limit without delegation fails (status $rc)" sh -c '[ $1 -ne 0 ] && ! echo "$2" | grep -q should-not-run' sh $rc "$out"
+check "rootless: ... with the error that explains delegation" sh -c 'echo "$1" | grep -q "^clasp: linux.resources.memory.limit: running without root, clasp can set resource limits only in a cgroup v2 subtree delegated to your user" && echo "$1" | grep -q "delegate a cgroup and name it in linux.cgroupsPath"' sh "$out"
+echo "   $out"
+uc delete --force rl-nodeleg >/dev/null 2>&1
+check "rootless: ... and leaves no cgroup behind" sh -c '[ -z "$(find /sys/fs/cgroup -user $1)" ] && [ ! -e /sys/fs/cgroup/clasp/rl-nodeleg ]' sh $TU
+
+# delegate (what systemd does for Delegate=yes); the user makes its own leaf
+# for its shells and enables the controllers for its children
+mkdir $DG
+chown $TU:$TU $DG $DG/cgroup.procs $DG/cgroup.subtree_control $DG/cgroup.threads
+u "mkdir $DG/shell && echo '+memory +pids' >$DG/cgroup.subtree_control"
+check "rootless: the user enabled memory and pids in its subtree" [ "$(cat $DG/cgroup.subtree_control)" = "memory pids" ]
+
+id=rl
+ud run -d -b $P/r-limits $id >/tmp/$id.out 2>&1 </dev/null
+rc=$?
+if [ $rc -ne 0 ]; then
+	bad "rootless $id: run -d in the delegated subtree failed: $(cat /tmp/$id.out)"
+else
+	rpid=$(ufield $id pid)
+	CG=/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$rpid/cgroup")
+	check "rootless $id: the container's cgroup is $DG/rl ($CG)" [ "$CG" = $DG/rl ]
+	check "rootless $id: it belongs to the user" [ "$(stat -c %U "$CG")" = $TU ]
+	check "rootless $id: the init runs as the user's uid" [ "$(awk '/^Uid:/ { print $2 }' /proc/$rpid/status)" = "$(id -u $TU)" ]
+	check "rootless $id: memory.max = 32M" [ "$(cat "$CG/memory.max")" = 33554432 ]
+	check "rootless $id: pids.max = 10" [ "$(cat "$CG/pids.max")" = 10 ]
+	# the user opens the gate: root's uid is not mapped in the container's user
+	# namespace, so the container's tmpfs refuses a file root would own
+	u ": >/proc/$rpid/root/dev/shm/go"
+	wait_for /tmp/$id.out stopped-at-limit
+	check "rootless $id: the fork bomb hit the limit (pids.events max > 0)" [ "$(num "$CG/pids.events" max)" -gt 0 ]
+	n=$(cat "$CG/pids.current")
+	check "rootless $id: pids.current $n <= 10" sh -c '[ "$1" -le 10 ] && [ "$1" -ge 8 ]' sh "$n"
+	uc update --pids-limit 20 $id
+	check "rootless $id: update by the user sets pids.max = 20" [ "$(cat "$CG/pids.max")" = 20 ]
+	uc kill --all $id KILL
+	uc delete --force $id >/dev/null 2>&1
+	check "rootless $id: cgroup directory removed by the user's delete" [ ! -d "$CG" ]
+fi
+ud run -b $P/r-run16 rl-run16 >/tmp/rl-run16.out 2>&1 </dev/null
+check "rootless: run with memory.limit 16M enforces it" sh -c 'grep -q fits /tmp/rl-run16.out && grep -q big=137 /tmp/rl-run16.out'
+check "rootless: ... and its cgroup $DG/run16 is gone after run" [ ! -d $DG/run16 ]
+uc delete --force rl-run16 >/dev/null 2>&1
+rmdir $DG/shell $DG
 
 check "no container cgroup is left under /sys/fs/cgroup" sh -c '[ -z "$(find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d 2>/dev/null)" ]'
 echo "$pass passed, $fail failed"

@@ -5,7 +5,8 @@
 # package, unpacked with dpkg -x under build/vm, never installed) under
 # qemu (TCG) with a busybox initramfs whose /init mounts only cgroup2
 # (cgroup_no_v1=all) and enables the controllers, and runs the static clasp
-# (`make static`) on tests/vm/cgroup2-tests.sh, all in one boot.
+# (`make static`) on tests/vm/cgroup2-tests.sh, all in one boot, including
+# rootless limits in a cgroup delegated to a test user of the VM.
 # Prints the guest's "N passed, M failed"; exits 0 only if all passed.
 #
 # Missing host packages (qemu-system-x86, busybox-static, jq) are installed
@@ -40,6 +41,7 @@ if ((${#need[@]})); then
 	DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null ||
 		die "apt-get install ${need[*]} failed"
 fi
+command -v setpriv >/dev/null || die "setpriv (util-linux) is needed to run clasp spec --rootless as the test user"
 BUSYBOX=/bin/busybox
 ldd "$BUSYBOX" >/dev/null 2>&1 && die "$BUSYBOX is not static (install busybox-static)"
 
@@ -114,6 +116,11 @@ done
 install -m 0755 "$HERE/init" "$R/init"
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$R/etc/passwd"
 printf 'root:x:0:\ntty:x:5:\nnogroup:x:65534:\n' >"$R/etc/group"
+# the rootless cases' test user (busybox su switches to it inside the VM)
+TUID=1000
+printf 'tester:x:%d:%d:tester:/home/tester:/bin/sh\n' $TUID $TUID >>"$R/etc/passwd"
+printf 'tester:x:%d:\n' $TUID >>"$R/etc/group"
+install -d -m 0700 -o $TUID -g $TUID "$R/home/tester"
 # the kernel opens /dev/console for init before devtmpfs is mounted
 mknod -m 600 "$R/dev/console" c 5 1
 install -m 0755 "$CLASP" "$R/payload/clasp"
@@ -152,6 +159,28 @@ bundle sleep 'sleep 1000' \
 	'.linux.resources = {"memory": {"limit": 67108864}, "pids": {"limit": 50}, "cpu": {"quota": 50000, "period": 100000}}'
 bundle escape '(setsid sleep 1003 </dev/null >/dev/null 2>&1 &); sleep 1004 & echo started; wait' \
 	'del(.linux.namespaces[] | select(.type == "pid"))'
+
+# rootless: `clasp spec --rootless` run as the test user's uid (a single-id
+# user namespace mapping of it), then the same kind of cases on top
+tmp=$(mktemp -d "$OUT/.spec.XXXXXX")
+chown $TUID:$TUID "$tmp"
+(cd "$tmp" && setpriv --reuid=$TUID --regid=$TUID --clear-groups "$CLASP" spec --rootless) ||
+	{ rm -rf "$tmp"; die "clasp spec --rootless as uid $TUID failed"; }
+mv "$tmp/config.json" "$OUT/rootless.json"
+rm -rf "$tmp"
+rbundle() { # rbundle NAME 'shell command' 'jq filter on the spec --rootless config'
+	mkdir -p "$R/payload/r-$1"
+	jq --arg cmd "$2" '.root.path = "/payload/rootfs" | .process.args = ["sh", "-c", $cmd] |
+		.process.terminal = false | '"$3" "$OUT/rootless.json" >"$R/payload/r-$1/config.json"
+	chown -R $TUID:$TUID "$R/payload/r-$1"
+}
+rbundle hello 'echo hello-rootless' '.'
+rbundle nodeleg 'echo should-not-run' '.linux.resources = {"memory": {"limit": 33554432}}'
+rbundle limits "$GATE"'sh -c "while :; do sleep 1000 & done" 2>/dev/null; echo stopped-at-limit; exec sleep 1000' \
+	'.linux.cgroupsPath = "/tester/rl" | .linux.resources = {"memory": {"limit": 33554432}, "pids": {"limit": 10}}'
+rbundle run16 'dd if=/dev/zero of=/dev/null bs=8M count=1 2>/dev/null && echo fits
+	dd if=/dev/zero of=/dev/null bs=32M count=1 2>/dev/null; echo big=$?' \
+	'.linux.cgroupsPath = "run16" | .linux.resources = {"memory": {"limit": 16777216}}'
 
 (cd "$R" && find . -mindepth 1 | sed 's,^\./,,' | "$BUSYBOX" cpio -o -H newc 2>/dev/null) >"$OUT/initrd"
 

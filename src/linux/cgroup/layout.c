@@ -128,7 +128,7 @@ static int read_own(struct cg_mounts *ms)
 
 		if (!c1 || !(c2 = strchr(c1 + 1, ':')))
 			continue;
-		*c2 = '\0';
+		*c1 = *c2 = '\0';
 		if ((nl = strchr(c2 + 1, '\n')))
 			*nl = '\0';
 		for (size_t i = 0; i < ms->n; i++) {
