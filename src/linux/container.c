@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,21 +11,21 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "linux/cgroup/cgroup.h"
+#include "linux/clone.h"
 #include "linux/hooks.h"
 #include "linux/init.h"
 #include "linux/namespaces.h"
 #include "linux/process.h"
 #include "linux/sync.h"
+#include "linux/terminal.h"
 #include "oci/state_json.h"
 #include "util/cleanup.h"
 #include "util/log.h"
 #include "util/proc.h"
-#include "util/sockpath.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -34,32 +33,6 @@
 #ifndef CLONE_INTO_CGROUP
 #define CLONE_INTO_CGROUP 0x200000000ULL
 #endif
-
-/* clone3 without a new stack behaves like fork: the child continues here. */
-static pid_t do_clone(uint64_t flags, int cgroup_fd, int *pidfd)
-{
-	struct clone_args args;
-	pid_t pid;
-
-	memset(&args, 0, sizeof args);
-	args.flags = flags | CLONE_PIDFD | (cgroup_fd >= 0 ? CLONE_INTO_CGROUP : 0);
-	args.pidfd = (uint64_t)(uintptr_t)pidfd;
-	args.exit_signal = SIGCHLD;
-	args.cgroup = cgroup_fd >= 0 ? (uint64_t)cgroup_fd : 0;
-	pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
-	if (pid >= 0 || (errno != ENOSYS && errno != E2BIG && errno != EINVAL))
-		return pid;
-	if (cgroup_fd >= 0) {
-		/* Retry without CLONE_INTO_CGROUP; the caller joins the cgroup. */
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	/* Kernels before 5.3: plain clone(2) with the same namespace flags. */
-	pid = (pid_t)syscall(SYS_clone, (unsigned long)flags | SIGCHLD, NULL, NULL, NULL, NULL);
-	if (pid > 0)
-		*pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	return pid;
-}
 
 /* The host id that a container id maps to (identity without mappings). */
 static uid_t host_id(const struct oci_idmap *m, size_t n, uint32_t id)
@@ -85,7 +58,7 @@ static pid_t spawn_via_user_ns(const struct linux_create_opts *o, const char *us
 	pid_t pid;
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	pid = do_clone(0, -1, pidfd);
+	pid = linux_clone(0, -1, pidfd);
 	if (pid != 0)
 		return pid;
 	{
@@ -122,25 +95,6 @@ static pid_t spawn_via_user_ns(const struct linux_create_opts *o, const char *us
 		sync_send_val(sv[1], SYNC_PID, init, -1, &err);
 		_exit(0);
 	}
-}
-
-static int connect_console(const char *path, struct clasp_error *err)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int s;
-
-	if (sockpath_check(path, err) < 0)
-		return -1;
-	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return clasp_error_set(err, errno, "console socket");
-	strcpy(sa.sun_path, path);
-	if (connect(s, (struct sockaddr *)&sa, sizeof sa) < 0) {
-		int e = errno;
-		close(s);
-		return clasp_error_set(err, e, "connect to console socket %s", path);
-	}
-	return s;
 }
 
 static int runtime_hooks(const struct linux_create_opts *o, pid_t pid, struct clasp_error *err)
@@ -289,12 +243,12 @@ int linux_container_spawn(const struct linux_create_opts *o, struct linux_contai
 		out->pid = spawn_via_user_ns(o, user_path, flags, sv, fifo_fd, &out->pidfd);
 		cgfd = -1;
 	} else {
-		out->pid = do_clone(flags, cgfd, &out->pidfd);
+		out->pid = linux_clone(flags, cgfd, &out->pidfd);
 	}
 	if (out->pid < 0 && errno == EOPNOTSUPP) {
 		cgfd = -1;
 		flags &= ~(uint64_t)CLONE_NEWCGROUP;
-		out->pid = do_clone(flags, -1, &out->pidfd);
+		out->pid = linux_clone(flags, -1, &out->pidfd);
 	}
 	if (out->pid == 0) {
 		struct init_args ia = {.o = o, .sync = sv[1], .fifo_fd = fifo_fd, .clone_flags = (int)flags};
@@ -380,14 +334,8 @@ int linux_container_spawn(const struct linux_create_opts *o, struct linux_contai
 	}
 	if (pty >= 0) {
 		if (o->console_socket) {
-			int s = connect_console(o->console_socket, err);
-			if (s < 0)
+			if (terminal_send_master(o->console_socket, pty, err) < 0)
 				goto fail;
-			if (send_fd(s, pty, "/dev/ptmx", err) < 0) {
-				close(s);
-				goto fail;
-			}
-			close(s);
 			close(pty);
 		} else {
 			out->pty_master = pty;

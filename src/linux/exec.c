@@ -1,21 +1,19 @@
 #include "linux/exec.h"
+#include "linux/clone.h"
+#include "linux/terminal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/sched.h>
-#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -25,7 +23,6 @@
 #include "linux/sync.h"
 #include "util/cleanup.h"
 #include "util/proc.h"
-#include "util/sockpath.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -219,64 +216,15 @@ static int setup_tty(const struct oci_process *p, int sync, struct clasp_error *
 {
 	_cleanup_close_ int master = -1;
 	int slave;
-	char name[64];
 
 	/* The container's own devpts instance: we are chrooted into its root. */
-	master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (master < 0)
-		return clasp_error_set(err, errno, "open /dev/ptmx in the container");
-	if (unlockpt(master) < 0 || ptsname_r(master, name, sizeof name) != 0)
-		return clasp_error_set(err, errno, "unlock pty");
-	slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (slave < 0)
-		return clasp_error_set(err, errno, "open %s", name);
-	if (p->has_console_size) {
-		struct winsize ws = {.ws_row = (unsigned short)p->console_height,
-				     .ws_col = (unsigned short)p->console_width};
-		ioctl(slave, TIOCSWINSZ, &ws);
-	}
+	if (terminal_open(p, &master, &slave, err) < 0)
+		return -1;
 	if (sync_send(sync, SYNC_PTY, master, err) < 0)
 		return -1;
 	if (setsid() < 0)
 		return clasp_error_set(err, errno, "setsid");
-	if (dup2(slave, 0) < 0 || dup2(slave, 1) < 0 || dup2(slave, 2) < 0)
-		return clasp_error_set(err, errno, "dup pty to stdio");
-	if (ioctl(0, TIOCSCTTY, 0) < 0)
-		return clasp_error_set(err, errno, "set controlling terminal");
-	if (slave > 2)
-		close(slave);
-	return 0;
-}
-
-/* runc sets HOME from the container's passwd when the process env lacks it. */
-static char **env_with_home(const struct oci_process *p)
-{
-	const char *home = "/";
-	struct passwd *pw;
-	char **env;
-	size_t i;
-	FILE *f;
-
-	for (i = 0; i < p->env.n; i++)
-		if (strncmp(p->env.v[i], "HOME=", 5) == 0)
-			return p->env.v;
-	f = fopen("/etc/passwd", "re");
-	if (f) {
-		while ((pw = fgetpwent(f)))
-			if (pw->pw_uid == p->user.uid) {
-				home = strdup(pw->pw_dir);
-				break;
-			}
-		fclose(f);
-	}
-	env = calloc(p->env.n + 2, sizeof *env);
-	if (!env || !home)
-		return p->env.v;
-	for (i = 0; i < p->env.n; i++)
-		env[i] = p->env.v[i];
-	if (asprintf(&env[i], "HOME=%s", home) < 0)
-		return p->env.v;
-	return env;
+	return terminal_attach(slave, err);
 }
 
 /* CapInh stays empty unless the process asks for inheritable capabilities:
@@ -368,7 +316,7 @@ static __attribute__((noreturn)) void exec_child(const struct linux_exec_opts *o
 	if (sync_send(sync, SYNC_READY, -1, &err) < 0)
 		_exit(1);
 	/* The sync socket is O_CLOEXEC: the parent sees EOF once this works. */
-	execve(exe, p->args.v, env_with_home(p));
+	execve(exe, p->args.v, process_env_with_home(p));
 	{
 		int e = errno;
 		clasp_error_set(&err, e, "exec: \"%s\"", p->args.v[0]);
@@ -378,48 +326,6 @@ static __attribute__((noreturn)) void exec_child(const struct linux_exec_opts *o
 }
 
 /* ---- the parent ---- */
-
-static pid_t do_clone(int cgroup_fd, int *pidfd)
-{
-	struct clone_args args;
-	pid_t pid;
-
-	memset(&args, 0, sizeof args);
-	args.flags = CLONE_PIDFD | (cgroup_fd >= 0 ? CLONE_INTO_CGROUP : 0);
-	args.pidfd = (uint64_t)(uintptr_t)pidfd;
-	args.exit_signal = SIGCHLD;
-	args.cgroup = cgroup_fd >= 0 ? (uint64_t)cgroup_fd : 0;
-	pid = (pid_t)syscall(SYS_clone3, &args, sizeof args);
-	if (pid >= 0 || (errno != ENOSYS && errno != E2BIG && errno != EINVAL && errno != EOPNOTSUPP))
-		return pid;
-	if (cgroup_fd >= 0) {
-		errno = EOPNOTSUPP; /* the caller retries and joins the cgroup itself */
-		return -1;
-	}
-	pid = fork();
-	if (pid > 0)
-		*pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	return pid;
-}
-
-static int connect_console(const char *path, struct clasp_error *err)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int s;
-
-	if (sockpath_check(path, err) < 0)
-		return -1;
-	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return clasp_error_set(err, errno, "console socket");
-	strcpy(sa.sun_path, path);
-	if (connect(s, (struct sockaddr *)&sa, sizeof sa) < 0) {
-		int e = errno;
-		close(s);
-		return clasp_error_set(err, e, "connect to console socket %s", path);
-	}
-	return s;
-}
 
 /* After SYNC_READY: EOF means execve succeeded (the socket was O_CLOEXEC);
  * otherwise the child reports why it failed. */
@@ -490,7 +396,7 @@ static pid_t spawn_via_user_ns(const struct linux_exec_opts *o, struct target *t
 	pid_t pid, child;
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	pid = do_clone(-1, pidfd);
+	pid = linux_clone(0, -1, pidfd);
 	if (pid != 0)
 		return pid;
 	close(sv[0]);
@@ -530,7 +436,7 @@ int linux_exec_spawn(const struct linux_exec_opts *o, struct linux_exec_proc *ou
 		return clasp_error_set(err, 0, "process.args: no command given");
 	/* Connect first: a bad socket must fail before anything runs. */
 	if (o->console_socket) {
-		console = connect_console(o->console_socket, err);
+		console = terminal_connect(o->console_socket, err);
 		if (console < 0)
 			return -1;
 	}
@@ -552,11 +458,11 @@ int linux_exec_spawn(const struct linux_exec_opts *o, struct linux_exec_proc *ou
 		cgfd = -1;
 		out->pid = spawn_via_user_ns(o, &t, sv, &out->pidfd);
 	} else {
-		out->pid = do_clone(cgfd, &out->pidfd);
+		out->pid = linux_clone(0, cgfd, &out->pidfd);
 	}
 	if (out->pid < 0 && errno == EOPNOTSUPP) {
 		cgfd = -1;
-		out->pid = do_clone(-1, &out->pidfd);
+		out->pid = linux_clone(0, -1, &out->pidfd);
 	}
 	if (out->pid == 0) {
 		close(sv[0]);

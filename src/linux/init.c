@@ -4,13 +4,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -22,7 +20,9 @@
 #include "linux/process.h"
 #include "linux/rootfs.h"
 #include "linux/sync.h"
+#include "linux/terminal.h"
 #include "oci/state_json.h"
+#include "util/cleanup.h"
 #include "util/fs.h"
 
 #ifndef KEYCTL_JOIN_SESSION_KEYRING
@@ -89,67 +89,17 @@ static int write_sysctls(const struct oci_linux *l, struct clasp_error *err)
 
 static int setup_terminal(const struct linux_create_opts *o, int sync, struct clasp_error *err)
 {
-	const struct oci_process *p = o->cfg->process;
 	struct rootfs_opts ro = {.rootfs = "/", .bundle = o->bundle};
-	int master, slave;
-	char name[64];
+	_cleanup_close_ int master = -1;
+	int slave;
 
-	master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (master < 0)
-		return clasp_error_set(err, errno, "open /dev/ptmx");
-	if (unlockpt(master) < 0 || ptsname_r(master, name, sizeof name) != 0)
-		return clasp_error_set(err, errno, "unlock pty");
-	slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (slave < 0)
-		return clasp_error_set(err, errno, "open %s", name);
-	if (p->has_console_size) {
-		struct winsize ws = {.ws_row = (unsigned short)p->console_height,
-				     .ws_col = (unsigned short)p->console_width};
-		ioctl(slave, TIOCSWINSZ, &ws);
-	}
-	if (rootfs_setup_console(&ro, slave, err) < 0)
+	if (terminal_open(o->cfg->process, &master, &slave, err) < 0)
 		return -1;
-	if (sync_send(sync, SYNC_PTY, master, err) < 0)
-		return -1;
-	close(master);
-	if (dup2(slave, 0) < 0 || dup2(slave, 1) < 0 || dup2(slave, 2) < 0)
-		return clasp_error_set(err, errno, "dup pty to stdio");
-	if (ioctl(0, TIOCSCTTY, 0) < 0)
-		return clasp_error_set(err, errno, "set controlling terminal");
-	if (slave > 2)
+	if (rootfs_setup_console(&ro, slave, err) < 0 || sync_send(sync, SYNC_PTY, master, err) < 0) {
 		close(slave);
-	return 0;
-}
-
-/* runc sets HOME from the container's passwd when the config does not. */
-static char **env_with_home(const struct oci_process *p)
-{
-	size_t i;
-	char **env;
-	const char *home = "/";
-	struct passwd *pw;
-	FILE *f;
-
-	for (i = 0; i < p->env.n; i++)
-		if (strncmp(p->env.v[i], "HOME=", 5) == 0)
-			return p->env.v;
-	f = fopen("/etc/passwd", "re");
-	if (f) {
-		while ((pw = fgetpwent(f)))
-			if (pw->pw_uid == p->user.uid) {
-				home = strdup(pw->pw_dir);
-				break;
-			}
-		fclose(f);
+		return -1;
 	}
-	env = calloc(p->env.n + 2, sizeof *env);
-	if (!env)
-		return p->env.v;
-	for (i = 0; i < p->env.n; i++)
-		env[i] = p->env.v[i];
-	if (asprintf(&env[i], "HOME=%s", home) < 0)
-		return p->env.v;
-	return env;
+	return terminal_attach(slave, err);
 }
 
 /* runtime.md: startContainer hooks run after `start` is invoked and before
@@ -332,7 +282,7 @@ void init_main(const struct init_args *a)
 	if (write(fd, "0", 1) != 1)
 		_exit(1);
 	close(fd);
-	execve(exe, p->args.v, env_with_home(p));
+	execve(exe, p->args.v, process_env_with_home(p));
 	fprintf(stderr, "clasp: exec %s: %s\n", exe, strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pwd.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
@@ -359,4 +360,34 @@ int process_chdir(const char *cwd, struct clasp_error *err)
 	if (!getcwd(buf, sizeof buf) || buf[0] != '/')
 		return clasp_error_set(err, 0, "process.cwd: \"%s\" is outside the container root", cwd);
 	return 0;
+}
+
+char **process_env_with_home(const struct oci_process *p)
+{
+	const char *home = "/";
+	struct passwd *pw;
+	char **env;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < p->env.n; i++)
+		if (strncmp(p->env.v[i], "HOME=", 5) == 0)
+			return p->env.v;
+	f = fopen("/etc/passwd", "re");
+	if (f) {
+		while ((pw = fgetpwent(f)))
+			if (pw->pw_uid == p->user.uid) {
+				home = strdup(pw->pw_dir);
+				break;
+			}
+		fclose(f);
+	}
+	env = calloc(p->env.n + 2, sizeof *env);
+	if (!env || !home)
+		return p->env.v;
+	for (i = 0; i < p->env.n; i++)
+		env[i] = p->env.v[i];
+	if (asprintf(&env[i], "HOME=%s", home) < 0)
+		return p->env.v;
+	return env;
 }

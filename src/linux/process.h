@@ -32,6 +32,10 @@ int process_finalize_identity(const struct oci_process *p, bool userns_setgroups
  * runc's error texts. Returns a malloc'd path. */
 int process_find_executable(const struct oci_process *p, char **out, struct clasp_error *err);
 
+/* The process env, plus HOME from the container's /etc/passwd when it has
+ * none, as runc does. Call inside the container root, just before execve. */
+char **process_env_with_home(const struct oci_process *p);
+
 /* Mark every fd >= 3 + preserve_fds close-on-exec, except keep[]. */
 int process_cloexec_fds(int preserve_fds, struct clasp_error *err);
 

@@ -117,6 +117,19 @@ umount_under() {
   done
 }
 
+# runtime_delete_under DIR [ROOT]: podman passes no --root, so its containers' state lives in the
+# runtime's default root; force-delete every container there whose bundle lies under DIR (this
+# suite's private podman storage), so an interrupted run leaves nothing in /run/clasp.
+runtime_delete_under() {
+  local dir=$1 root=${2:-/run/clasp} rt id
+  rt=$(e2e_runtime_path)
+  [ -x "$rt" ] && [ -d "$root" ] || return 0
+  for id in $("$rt" --root "$root" list --format json 2>/dev/null |
+      jq -r --arg d "$dir/" '.[]? | select(.bundle | startswith($d)) | .id'); do
+    timeout 20 "$rt" --root "$root" delete --force "$id" >/dev/null 2>&1 || true
+  done
+}
+
 # rmdir_empty_cgroups NAME: remove the empty cgroup directories called NAME (and their empty
 # children, deepest first) that a client created below the cgroup roots: podman's libpod_parent
 # and its conmon group. rmdir fails harmlessly on a group that still has members.

@@ -63,6 +63,7 @@ teardown_file() {
   [ -n "${PM_DIR:-}" ] && [ -d "$PM_DIR" ] || return 0
   pm rm -af -t 0 >/dev/null 2>&1 || true
   pm system reset -f >/dev/null 2>&1 || true
+  runtime_delete_under "$PM_DIR"
   [ -n "${E2E_KEEP_CALLS:-}" ] && cp "$PM_CALLS" "$E2E_KEEP_CALLS"
   umount_under "$PM_DIR"
   rmdir_empty_cgroups libpod_parent
