@@ -4,16 +4,13 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -328,8 +325,7 @@ static int do_exec(struct global_opts *g, struct exec_flags *f, int argc, char *
 	struct cgroup_mgr *cg = NULL;
 	struct seccomp_prog *sc = NULL;
 	struct linux_exec_proc pr = {.pid = 0, .pidfd = -1, .pty_master = -1, .seccomp_fd = -1};
-	struct termios saved;
-	bool have_state = false, raw = false, spawned = false;
+	bool have_state = false, spawned = false;
 	const char *status;
 	sigset_t set;
 	int r = -1, sfd = -1;
@@ -400,19 +396,8 @@ static int do_exec(struct global_opts *g, struct exec_flags *f, int argc, char *
 		clasp_error_set(err, errno, "signalfd");
 		goto out;
 	}
-	if (pr.pty_master >= 0 && isatty(0) && tcgetattr(0, &saved) == 0) {
-		struct termios t = saved;
-		struct winsize ws;
-		cfmakeraw(&t);
-		tcsetattr(0, TCSANOW, &t);
-		raw = true;
-		if (ioctl(0, TIOCGWINSZ, &ws) == 0)
-			ioctl(pr.pty_master, TIOCSWINSZ, &ws);
-	}
 	r = cmd_wait_process(pr.pid, pr.pidfd, pr.pty_master, sfd);
 	spawned = false;
-	if (raw)
-		tcsetattr(0, TCSANOW, &saved);
 out:
 	if (r < 0 && spawned && !f->detach) {
 		/* We failed after the start: do not leave an unwatched process. */

@@ -11,6 +11,7 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "util/cleanup.h"
@@ -71,7 +72,7 @@ static void forward(pid_t pid, int pidfd, int sig)
 		kill(pid, sig);
 }
 
-int cmd_wait_process(pid_t pid, int pidfd, int pty, int sfd)
+static int wait_loop(pid_t pid, int pidfd, int pty, int sfd)
 {
 	bool stdin_open = pty >= 0;
 	struct pollfd p[3];
@@ -124,4 +125,27 @@ int cmd_wait_process(pid_t pid, int pidfd, int pty, int sfd)
 				stdin_open = false;
 		}
 	}
+}
+
+int cmd_wait_process(pid_t pid, int pidfd, int pty, int sfd)
+{
+	struct termios saved;
+	bool raw = false;
+	int code;
+
+	/* Relaying a pty to a terminal: ours goes raw, the pty takes our size. */
+	if (pty >= 0 && isatty(0) && tcgetattr(0, &saved) == 0) {
+		struct termios t = saved;
+		struct winsize ws;
+
+		cfmakeraw(&t);
+		tcsetattr(0, TCSANOW, &t);
+		raw = true;
+		if (ioctl(0, TIOCGWINSZ, &ws) == 0)
+			ioctl(pty, TIOCSWINSZ, &ws);
+	}
+	code = wait_loop(pid, pidfd, pty, sfd);
+	if (raw)
+		tcsetattr(0, TCSANOW, &saved);
+	return code;
 }

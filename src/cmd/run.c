@@ -2,16 +2,11 @@
  * a terminal without --console-socket, relaying the pty to our stdio. */
 #include <errno.h>
 #include <getopt.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -63,8 +58,6 @@ int cmd_run(struct global_opts *g, int argc, char **argv, struct clasp_error *er
 	struct run_flags f = {0};
 	struct create_req req = {0};
 	struct created c = {.pidfd = -1, .pty_master = -1};
-	struct termios saved;
-	bool raw = false;
 	sigset_t set;
 	int sfd, r, code;
 
@@ -87,18 +80,7 @@ int cmd_run(struct global_opts *g, int argc, char **argv, struct clasp_error *er
 		return 0;
 	}
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (c.pty_master >= 0 && isatty(0) && tcgetattr(0, &saved) == 0) {
-		struct termios t = saved;
-		struct winsize ws;
-		cfmakeraw(&t);
-		tcsetattr(0, TCSANOW, &t);
-		raw = true;
-		if (ioctl(0, TIOCGWINSZ, &ws) == 0)
-			ioctl(c.pty_master, TIOCSWINSZ, &ws);
-	}
 	code = cmd_wait_process(c.pid, c.pidfd, c.pty_master, sfd);
-	if (raw)
-		tcsetattr(0, TCSANOW, &saved);
 	if (!f.keep) {
 		struct clasp_error e2;
 		if (lc_delete(g, req.id, true, &e2) < 0)
