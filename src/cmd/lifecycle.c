@@ -285,9 +285,11 @@ int lc_create(struct global_opts *g, const struct create_req *req, struct create
 	}
 	if (cgroup_create(req->id, cfg->linux_.cgroups_path, g->rootless, &cg, err) < 0)
 		goto out;
-	if (cg) {
-		/* Record the cgroup at once: if we are killed from here on,
-		 * `delete --force` finds it in the (stopped) provisional state. */
+	if (cg && cfg->linux_.cgroups_path && *cfg->linux_.cgroups_path) {
+		/* Record a configured cgroup at once: if we are killed from here
+		 * on, `delete --force` finds it in the (stopped) provisional
+		 * state. The default clasp/<id> needs no record (undo_interrupted
+		 * derives it), which spares the common create a state write. */
 		struct container_state pre = {.id = (char *)req->id, .bundle = bundle, .rootfs = rootfs,
 					       .status = "creating", .cgroup = cgroup_serialize(cg)};
 		int rc = state_write(g->root, &pre, err);

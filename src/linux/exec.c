@@ -181,36 +181,6 @@ static bool setgroups_is_denied(void)
 	return fd >= 0 && read(fd, buf, sizeof buf - 1) > 0 && strncmp(buf, "deny", 4) == 0;
 }
 
-/* Close every fd from `first` up except those in keep[] (sorted here): none
- * of the runtime's fds (state lock, log, console socket, cgroup dirs, and
- * later the pidfd, namespace and root fds) may reach the container, not even
- * for the few syscalls before execve (CVE-2024-21626). */
-static void close_fds_except(unsigned first, int *keep, size_t n)
-{
-	unsigned lo = first;
-	size_t i, j;
-
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
-			int tmp = keep[j];
-			keep[j] = keep[j - 1];
-			keep[j - 1] = tmp;
-		}
-	for (i = 0; i <= n; i++) {
-		unsigned hi = i < n ? (unsigned)keep[i] : ~0U;
-
-		if (i < n && (keep[i] < 0 || (unsigned)keep[i] < lo))
-			continue;
-		if (hi > lo && syscall(SYS_close_range, lo, hi - 1, 0) < 0) {
-			/* Before 5.9: all of them are O_CLOEXEC at least. */
-			unsigned fd;
-			for (fd = lo; fd < hi && fd < 65536; fd++)
-				close((int)fd);
-		}
-		if (i < n)
-			lo = (unsigned)keep[i] + 1;
-	}
-}
 
 static int setup_tty(const struct oci_process *p, int sync, struct clasp_error *err)
 {
@@ -272,7 +242,7 @@ static __attribute__((noreturn)) void exec_child(const struct linux_exec_opts *o
 		keep[n++] = t->rootfd;
 		for (i = 0; i < N_NS; i++)
 			keep[n++] = t->fds[i];
-		close_fds_except(first, keep, n);
+		process_close_fds_except(first, keep, n);
 	}
 	if (sync_recv(sync, SYNC_GO, NULL, &err) < 0)
 		_exit(1);
@@ -292,7 +262,7 @@ static __attribute__((noreturn)) void exec_child(const struct linux_exec_opts *o
 		child_fail(sync, &err);
 	}
 	target_close(t);
-	close_fds_except(first, &sync, 1);
+	process_close_fds_except(first, &sync, 1);
 	if (p->terminal && setup_tty(p, sync, &err) < 0)
 		child_fail(sync, &err);
 	if (process_chdir(p->cwd ? p->cwd : "/", &err) < 0)

@@ -1,7 +1,6 @@
 #include "linux/init.h"
 #include "linux/rootless.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -29,27 +28,6 @@
 #define KEYCTL_JOIN_SESSION_KEYRING 1
 #endif
 
-/* Close every fd the runtime had open (state lock, log, cgroup dirs...) so
- * none reaches the container and no lock outlives the runtime's use of it;
- * keep stdio, the preserved fds and our two channels. */
-static void close_runtime_fds(int first, int keep1, int keep2)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	int fds[1024], n = 0, i;
-
-	if (!d)
-		return;
-	while ((de = readdir(d)) && n < 1024) {
-		int fd = atoi(de->d_name);
-		if (de->d_name[0] == '.' || fd < first || fd == keep1 || fd == keep2 || fd == dirfd(d))
-			continue;
-		fds[n++] = fd;
-	}
-	closedir(d);
-	for (i = 0; i < n; i++)
-		close(fds[i]);
-}
 
 static __attribute__((noreturn)) void fail(int sync, struct clasp_error *err)
 {
@@ -149,7 +127,14 @@ void init_main(const struct init_args *a)
 	/* `run` blocks the signals it forwards; the container starts clean. */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	close_runtime_fds(3 + (o->preserve_fds > 0 ? o->preserve_fds : 0), a->sync, a->fifo_fd);
+	{
+		/* Every fd the runtime had open (state lock, log, cgroup dirs...)
+		 * goes, so none reaches the container and no lock outlives the
+		 * runtime's use of it; stdio, the preserved fds and our two
+		 * channels stay. */
+		int keep[2] = {a->sync, a->fifo_fd};
+		process_close_fds_except(3 + (unsigned)(o->preserve_fds > 0 ? o->preserve_fds : 0), keep, 2);
+	}
 	/* Die with the runtime while it still supervises us. Not when forked by
 	 * the user-namespace intermediate: its exit would be taken for the
 	 * runtime's; the sync socket's EOF covers that case. */

@@ -391,3 +391,34 @@ char **process_env_with_home(const struct oci_process *p)
 		return p->env.v;
 	return env;
 }
+
+/* Close every fd from `first` up except those in keep[] (sorted here): none
+ * of the runtime's fds (state lock, log, console socket, cgroup dirs, and
+ * later the pidfd, namespace and root fds) may reach the container, not even
+ * for the few syscalls before execve (CVE-2024-21626). */
+void process_close_fds_except(unsigned first, int *keep, size_t n)
+{
+	unsigned lo = first;
+	size_t i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int tmp = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = tmp;
+		}
+	for (i = 0; i <= n; i++) {
+		unsigned hi = i < n ? (unsigned)keep[i] : ~0U;
+
+		if (i < n && (keep[i] < 0 || (unsigned)keep[i] < lo))
+			continue;
+		if (hi > lo && syscall(SYS_close_range, lo, hi - 1, 0) < 0) {
+			/* Before 5.9: all of them are O_CLOEXEC at least. */
+			unsigned fd;
+			for (fd = lo; fd < hi && fd < 65536; fd++)
+				close((int)fd);
+		}
+		if (i < n)
+			lo = (unsigned)keep[i] + 1;
+	}
+}

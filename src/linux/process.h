@@ -36,6 +36,11 @@ int process_find_executable(const struct oci_process *p, char **out, struct clas
  * none, as runc does. Call inside the container root, just before execve. */
 char **process_env_with_home(const struct oci_process *p);
 
+/* Close every fd from `first` up except keep[] (sorted in place), with
+ * close_range where the kernel has it: none of the runtime's fds may reach
+ * the container (CVE-2024-21626). */
+void process_close_fds_except(unsigned first, int *keep, size_t n);
+
 /* Mark every fd >= 3 + preserve_fds close-on-exec, except keep[]. */
 int process_cloexec_fds(int preserve_fds, struct clasp_error *err);
 

@@ -64,14 +64,20 @@ char proc_state(pid_t pid)
 
 bool proc_is_same(pid_t pid, uint64_t start_time)
 {
-	uint64_t t;
-	char st = proc_state(pid);
+	char buf[1024];
+	char *rest, *tok, *save = NULL;
+	int field = 3;
 
-	if (st == 0 || st == 'Z' || st == 'X')
+	/* One read of /proc/PID/stat for both the state and the start time:
+	 * `start`, `state` and `delete` all ask this. */
+	if (pid <= 0 || read_stat(pid, buf, sizeof buf, &rest) < 0)
 		return false;
-	if (proc_start_time(pid, &t) < 0)
+	if (rest[0] == 'Z' || rest[0] == 'X')
 		return false;
-	return t == start_time;
+	for (tok = strtok_r(rest, " ", &save); tok; tok = strtok_r(NULL, " ", &save), field++)
+		if (field == 22)
+			return strtoull(tok, NULL, 10) == start_time;
+	return false;
 }
 
 int proc_signal(pid_t pid, uint64_t start_time, int sig)
